@@ -1,0 +1,7 @@
+"""`python -m rewardkit`."""
+
+import sys
+
+from rewardkit.cli import main
+
+sys.exit(main())

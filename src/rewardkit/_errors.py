@@ -1,0 +1,101 @@
+"""The exceptions rewardkit raises.
+
+```
+RewardKitError
+├── ConfigError(RewardKitError, ValueError)   a tests dir / TOML / eval.yaml is wrong
+│   └── DiscoveryError                        the tests directory's layout is wrong
+└── CriterionError                            a criterion failed while scoring (kept as data)
+```
+
+Config errors are raised before anything runs and always name the file (and key) plus the
+fix. A `CriterionError` never aborts a run: the engine records it as an outcome with
+`status: error` and keeps the user's exception as `__cause__`.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from pathlib import Path
+
+__all__ = [
+    "ConfigError",
+    "CriterionError",
+    "DiscoveryError",
+    "RewardKitError",
+    "describe_exception",
+    "did_you_mean",
+    "raise_all",
+]
+
+
+class RewardKitError(Exception):
+    """Root of every error rewardkit raises on purpose."""
+
+
+class ConfigError(RewardKitError, ValueError):
+    """A configuration file or argument is invalid.
+
+    Attributes:
+        path: the file at fault, when there is one.
+        key: the key or line within it, when known.
+    """
+
+    def __init__(self, message: str, *, path: Path | str | None = None, key: str | None = None):
+        self.path = Path(path) if path is not None else None
+        self.key = key
+        where = f"{self.path}: " if self.path is not None else ""
+        if key is not None:
+            where = f"{where}{key}: "
+        super().__init__(f"{where}{message}")
+
+
+class DiscoveryError(ConfigError):
+    """The tests directory cannot be turned into a plan.
+
+    Attributes:
+        errors: every problem found, when discovery collected several at once.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: Path | str | None = None,
+        key: str | None = None,
+        errors: list[ConfigError] | None = None,
+    ):
+        super().__init__(message, path=path, key=key)
+        self.errors = errors or [self]
+
+
+def raise_all(errors: list[ConfigError]) -> None:
+    """Raise nothing, the one error, or a `DiscoveryError` listing them all."""
+    if len(errors) == 1:
+        raise errors[0]
+    if errors:
+        lines = "\n".join(f"  - {e}" for e in errors)
+        raise DiscoveryError(f"{len(errors)} configuration errors:\n{lines}", errors=errors)
+
+
+class CriterionError(RewardKitError):
+    """A criterion raised or returned something unusable; recorded, never fatal."""
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """Return ` Did you mean 'x'?` for the closest choice, or an empty string."""
+    close = difflib.get_close_matches(word, list(choices), n=1)
+    return f" Did you mean {close[0]!r}?" if close else ""
+
+
+def describe_exception(exc: BaseException, source: Path | None = None) -> str:
+    """`Type: message (file:line)`, pointing at the deepest frame in `source` if any."""
+    import traceback
+
+    frames = traceback.extract_tb(exc.__traceback__)
+    if source is not None:
+        own = [f for f in frames if Path(f.filename).resolve() == source.resolve()]
+        frames = own or frames
+    where = f" ({Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
+    message = str(exc) or type(exc).__name__
+    return f"{type(exc).__name__}: {message}{where}"

@@ -1,0 +1,20 @@
+"""The `rewardkit` command.
+
+`rewardkit TESTS_DIR [TESTS_DIR ...]` is Harbor RewardKit's command line. Subcommands
+(`rewardkit eval ...`) dispatch on the first argument; a tests directory that happens to be
+named like a subcommand can always be passed as `./eval`.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from rewardkit.cli import verify
+
+__all__ = ["main"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; return the exit code (see `rewardkit --help`)."""
+    args = sys.argv[1:] if argv is None else argv
+    return verify.main(args)

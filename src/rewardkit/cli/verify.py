@@ -1,0 +1,152 @@
+"""`rewardkit TESTS_DIR...`: Harbor RewardKit's command line, flag for flag."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from rewardkit._errors import ConfigError
+from rewardkit._verifier import DEFAULT_OUTPUT, DEFAULT_WORKSPACE, ERROR_POLICIES, verify
+from rewardkit.engine import Limits
+from rewardkit.outputs import format_comparison
+
+__all__ = ["EXIT_CONFIG", "EXIT_CRITERION_ERRORS", "EXIT_OK", "main"]
+
+EXIT_OK = 0
+EXIT_CONFIG = 2
+"""Bad arguments or configuration: nothing ran."""
+EXIT_CRITERION_ERRORS = 3
+"""Every output was written, but at least one criterion errored or timed out."""
+
+_EPILOG = f"""\
+exit codes: {EXIT_OK} every criterion scored; {EXIT_CRITERION_ERRORS} outputs written but some \
+criterion errored (see reward-details.json); {EXIT_CONFIG} bad arguments or configuration \
+(nothing ran); 1 internal error."""
+
+
+def _key_value(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"--judge-env expects KEY=VALUE, got: {text!r}")
+    return key, value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="rewardkit", description="Discover and run folder-based rewards.", epilog=_EPILOG
+    )
+    parser.add_argument(
+        "tests_dirs",
+        nargs="+",
+        help="Path(s) to tests directory. Multiple dirs run independently and are compared.",
+    )
+    parser.add_argument(
+        "--workspace", default=DEFAULT_WORKSPACE, help="Workspace path (default: /app)"
+    )
+    parser.add_argument(
+        "--output",
+        default=DEFAULT_OUTPUT,
+        help="Output JSON path (default: /logs/verifier/reward.json); reward-details.json "
+        "is written next to it",
+    )
+    for kind, default, what in (
+        ("programmatic", 8, "programmatic criteria"),
+        ("llm", 8, "LLM judge calls"),
+        ("agent", 2, "agent judge calls"),
+    ):
+        short = {"programmatic": "prog"}.get(kind, kind)
+        parser.add_argument(
+            f"--max-concurrent-{kind}",
+            f"--mc{short}",
+            f"--mc{kind[0]}",
+            type=int,
+            default=default,
+            help=f"Max {what} to run in parallel (0 = unlimited, default: {default})",
+        )
+    parser.add_argument(
+        "--judge-env",
+        "--je",
+        metavar="KEY=VALUE",
+        type=_key_value,
+        action="append",
+        default=[],
+        help="Set an env var for the judge run (repeatable). Overrides parent env.",
+    )
+    parser.add_argument(
+        "--judge",
+        "-j",
+        metavar="MODEL_OR_AGENT",
+        help="Override the rubric's [judge].judge field. Equivalent to setting REWARDKIT_JUDGE.",
+    )
+    parser.add_argument(
+        "--model",
+        "-m",
+        help="Override the rubric's [judge].model field (used when the judge is an agent). "
+        "Equivalent to setting REWARDKIT_MODEL.",
+    )
+    parser.add_argument(
+        "--reasoning-effort",
+        "--effort",
+        metavar="LEVEL",
+        help="Override the rubric's [judge].reasoning_effort field. Equivalent to setting "
+        "REWARDKIT_REASONING_EFFORT.",
+    )
+    parser.add_argument(
+        "--yolo",
+        action="store_true",
+        help="Run even when a non-isolated agent judge shares the workspace with other agent "
+        "judge runs (several samples or several agent judges).",
+    )
+    parser.add_argument(
+        "--on-error",
+        choices=ERROR_POLICIES,
+        default=os.environ.get("REWARDKIT_ON_ERROR", "zero"),
+        help="How an errored criterion counts: zero (default) scores it 0; omit leaves it out "
+        "of its aggregate; fail sets every reward to 0. Env: REWARDKIT_ON_ERROR.",
+    )
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    for key, value in args.judge_env:
+        os.environ[key] = value
+    for flag, env in (
+        (args.judge, "REWARDKIT_JUDGE"),
+        (args.model, "REWARDKIT_MODEL"),
+        (args.reasoning_effort, "REWARDKIT_REASONING_EFFORT"),
+    ):
+        if flag:
+            os.environ[env] = flag
+    limits = Limits(
+        programmatic=args.max_concurrent_programmatic,
+        llm=args.max_concurrent_llm,
+        agent=args.max_concurrent_agent,
+    )
+    try:
+        results = verify(
+            args.tests_dirs,
+            args.workspace,
+            args.output,
+            limits=limits,
+            on_error=args.on_error,
+            yolo=args.yolo,
+        )
+    except ConfigError as exc:
+        print(f"rewardkit: error: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
+    multi = len(args.tests_dirs) > 1
+    by_label = {Path(d).name: r.rewards for d, r in zip(args.tests_dirs, results, strict=True)}
+    for label, rewards in by_label.items():
+        for name, score in rewards.items():
+            print(f"{label}/{name}: {score}" if multi else f"{name}: {score}")
+    table = format_comparison(by_label) if multi else ""
+    if table:
+        print()
+        print(table)
+    failures = [(r, o) for r in results for o in r.failures]
+    for result, outcome in failures:
+        print(f"rewardkit: criterion {outcome.name!r} {outcome.status}: {outcome.error}", file=sys.stderr)
+    return EXIT_CRITERION_ERRORS if failures else EXIT_OK

@@ -1,0 +1,265 @@
+"""`@criterion`, the per-run `Registry`, and `Check`, the unit the engine runs.
+
+A `@criterion` function becomes a `CriterionFactory`; calling the factory (as
+`rk.<name>(...)`) registers a `Check` in the file being discovered. Registries belong to one
+run: a user criterion that shadows a built-in does so only inside its own run. Outside any run
+(a REPL, a notebook) an ambient registry is used; runs never read it.
+"""
+
+from __future__ import annotations
+
+import inspect
+import warnings
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, overload
+
+__all__ = ["Check", "CriterionFactory", "Registry", "active_registry", "builtin", "criterion"]
+
+CriterionFn = Callable[..., Any]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Check:
+    """One registered criterion: a function, its bound arguments, and how it counts.
+
+    Calling a check (`check(workspace)`) runs it directly, as in Harbor RewardKit.
+    """
+
+    name: str
+    description: str
+    fn: CriterionFn = field(repr=False)
+    arguments: Mapping[str, Any] = field(default_factory=dict)
+    weight: float = 1.0
+    isolated: bool = False
+
+    def evaluate(self, workspace: Path) -> Any:
+        """Run the criterion against `workspace` and return what it returned."""
+        return self.fn(workspace, **self.arguments)
+
+    def __call__(self, workspace: Path) -> Any:
+        return self.evaluate(workspace)
+
+
+@dataclass(frozen=True, kw_only=True)
+class CriterionFactory:
+    """What `rk.<name>` returns: call it to register a `Check` in the current file."""
+
+    fn: CriterionFn = field(repr=False)
+    name: str
+    description: str | None = None
+    shared: bool = False
+
+    @property
+    def signature(self) -> inspect.Signature:
+        """The factory's parameters: the criterion's, minus the leading workspace."""
+        sig = inspect.signature(self.fn)
+        return sig.replace(parameters=list(sig.parameters.values())[1:])
+
+    def make_check(
+        self,
+        args: tuple[Any, ...] = (),
+        kwargs: Mapping[str, Any] | None = None,
+        *,
+        weight: float = 1.0,
+        name: str | None = None,
+        isolated: bool = False,
+    ) -> Check:
+        """Bind arguments and build the check, without registering it."""
+        sig = self.signature
+        try:
+            bound = sig.bind(*args, **(kwargs or {}))
+        except TypeError as exc:
+            raise TypeError(f"rk.{self.name}{sig}: {exc}") from None
+        bound.apply_defaults()
+        arguments = dict(bound.arguments)
+        auto_name = self.name
+        if sig.parameters:
+            first = next(iter(sig.parameters))
+            auto_name = f"{self.name}:{str(arguments.get(first, ''))[:50]}"
+        return Check(
+            name=name or auto_name,
+            description=self._describe(arguments),
+            fn=self.fn,
+            arguments=arguments,
+            weight=weight,
+            isolated=isolated,
+        )
+
+    def __call__(
+        self,
+        *args: Any,
+        weight: float = 1.0,
+        name: str | None = None,
+        isolated: bool = False,
+        **kwargs: Any,
+    ) -> Check:
+        check = self.make_check(args, kwargs, weight=weight, name=name, isolated=isolated)
+        active_registry().register(check, key=self.name)
+        return check
+
+    def _describe(self, arguments: Mapping[str, Any]) -> str:
+        if not self.description:
+            return self.name
+        try:
+            return self.description.format(**arguments)
+        except (KeyError, IndexError, ValueError) as exc:
+            raise ValueError(
+                f"@criterion {self.name!r}: description {self.description!r} cannot be "
+                f"formatted ({type(exc).__name__}: {exc}); use only the criterion's parameter "
+                f"names in braces"
+            ) from None
+
+
+class _Handle:
+    """What `@criterion` leaves in the user's module: a reminder to call `rk.<name>`."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __repr__(self) -> str:
+        return f"<criterion {self._name}; call it as rk.{self._name}(...)>"
+
+    def __call__(self, *args: object, **kwargs: object) -> None:
+        raise TypeError(
+            f"Call criteria through the rewardkit module: rk.{self._name}(...) "
+            f"instead of {self._name}(...)"
+        )
+
+
+@dataclass
+class Registry:
+    """The factories and registered checks of one run.
+
+    Attributes:
+        factories: name → factory: the built-ins, then what the run's files define.
+        builtins: the built-in names, to warn when a file shadows one.
+    """
+
+    factories: dict[str, CriterionFactory] = field(default_factory=dict)
+    builtins: frozenset[str] = frozenset()
+    checks: list[Check] = field(default_factory=list)
+    _auto: dict[str, Check] = field(default_factory=dict)
+    _called: set[str] = field(default_factory=set)
+    _defined: list[str] = field(default_factory=list)
+
+    @classmethod
+    def with_builtins(cls) -> Registry:
+        """A fresh registry holding only the built-in criteria."""
+        from rewardkit.criteria import builtins
+
+        table = builtins()
+        return cls(factories=dict(table), builtins=frozenset(table))
+
+    def define(self, factory: CriterionFactory) -> None:
+        """Add a user factory; a zero-parameter, non-shared one registers itself once."""
+        if factory.name in self.builtins:
+            warnings.warn(
+                f"Criterion {factory.name!r} is already defined in rewardkit. Your definition "
+                f"overrides the built-in criterion in this run only.",
+                stacklevel=4,
+            )
+        self.factories[factory.name] = factory
+        self._defined.append(factory.name)
+        if not factory.shared and not factory.signature.parameters:
+            check = factory.make_check()
+            self.checks.append(check)
+            self._auto[factory.name] = check
+
+    def register(self, check: Check, *, key: str) -> None:
+        """Register an explicit call; the first one replaces a zero-parameter auto-registration."""
+        auto = self._auto.pop(key, None)
+        if auto is not None:
+            self.checks.remove(auto)
+        self._called.add(key)
+        self.checks.append(check)
+
+    @contextmanager
+    def collecting(self) -> Iterator[list[Check]]:
+        """Make this registry active and collect the checks one file registers."""
+        self.checks, self._auto, self._called, self._defined = [], {}, set(), []
+        token = _ACTIVE.set(self)
+        try:
+            yield self.checks
+        finally:
+            _ACTIVE.reset(token)
+        for name in self._defined:
+            if name not in self._called and not self.factories[name].shared:
+                if self.factories[name].signature.parameters:
+                    warnings.warn(
+                        f"Criterion {name!r} was defined with @criterion but never called. "
+                        f"Call it explicitly, e.g. rk.{name}(...), or mark it "
+                        f"@criterion(shared=True) if it's meant for use from other files.",
+                        stacklevel=3,
+                    )
+
+
+_ACTIVE: ContextVar[Registry | None] = ContextVar("rewardkit_registry", default=None)
+_ambient: list[Registry] = []  # lazily created; used only outside runs
+
+
+def active_registry() -> Registry:
+    """The registry of the run being discovered, or the ambient one outside any run."""
+    registry = _ACTIVE.get()
+    if registry is not None:
+        return registry
+    if not _ambient:
+        _ambient.append(Registry.with_builtins())
+    return _ambient[0]
+
+
+@overload
+def criterion(fn: CriterionFn, /) -> Any: ...
+@overload
+def criterion(
+    *, description: str | None = None, shared: bool = False
+) -> Callable[[CriterionFn], Any]: ...
+def criterion(
+    fn: CriterionFn | None = None,
+    /,
+    *,
+    description: str | None = None,
+    shared: bool = False,
+) -> Any:
+    """Declare a criterion: `fn(workspace, *params) -> bool | float`.
+
+    The first parameter always receives the workspace `Path`; the others become factory
+    parameters, passed when the criterion is called as `rk.<name>(...)` together with
+    `weight`, `name` and `isolated`. A criterion without factory parameters registers itself
+    once (unless `shared=True`). `description` is a `str.format` template over the parameters.
+
+    >>> @criterion(description="output has at least {n} lines")
+    ... def has_n_lines(workspace, n: int) -> bool:
+    ...     return len((workspace / "out.txt").read_text().splitlines()) >= n
+    """
+
+    def wrap(fn: CriterionFn) -> _Handle:
+        factory = _make_factory(fn, description, shared)
+        active_registry().define(factory)
+        return _Handle(factory.name)
+
+    return wrap(fn) if fn is not None else wrap
+
+
+def _make_factory(fn: CriterionFn, description: str | None, shared: bool) -> CriterionFactory:
+    params = list(inspect.signature(fn).parameters.values())
+    if not params:
+        raise TypeError(
+            f"@criterion {fn.__name__!r} must take the workspace as its first parameter, "
+            f"e.g. def {fn.__name__}(workspace: Path) -> bool"
+        )
+    return CriterionFactory(
+        fn=fn, name=getattr(fn, "__name__", "criterion"), description=description, shared=shared
+    )
+
+
+def builtin(description: str) -> Callable[[CriterionFn], CriterionFactory]:
+    """Declare a built-in criterion (module-level, registered in no run)."""
+
+    def wrap(fn: CriterionFn) -> CriterionFactory:
+        return _make_factory(fn, description, shared=True)
+
+    return wrap

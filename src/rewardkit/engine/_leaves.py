@@ -1,0 +1,108 @@
+"""Run a plan's leaves concurrently, under limits that hold, and record every outcome."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from rewardkit._errors import CriterionError, describe_exception
+from rewardkit._outcome import Outcome
+from rewardkit._plan import Leaf, Plan
+from rewardkit.criteria import Check
+from rewardkit.criteria._result import score_result
+from rewardkit.engine._isolation import isolated_view
+
+__all__ = ["Limits", "run_leaves"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Limits:
+    """How many judges of each kind run at once; `0` means no limit at all."""
+
+    programmatic: int = 8
+    """Programmatic criteria (each in its own worker thread)."""
+    llm: int = 8
+    agent: int = 2
+
+
+async def run_leaves(
+    plans: Sequence[Plan], workspace: Path, limits: Limits = Limits()
+) -> dict[int, list[Outcome]]:
+    """Run every leaf of `plans` under one set of limits; return outcomes by `id(leaf)`.
+
+    Never raises because of a criterion: failures are `error` outcomes.
+    """
+    leaves = [leaf for plan in plans for leaf in plan.leaves()]
+    jobs = [(leaf, check) for leaf in leaves if leaf.load_error is None for check in leaf.checks]
+    workers = limits.programmatic if limits.programmatic > 0 else max(1, len(jobs))
+    loop = asyncio.get_running_loop()
+    semaphores = {
+        kind: asyncio.Semaphore(n) if n > 0 else None
+        for kind, n in (("llm", limits.llm), ("jev", limits.llm), ("agent", limits.agent))
+    }
+
+    async def judge(leaf: Leaf) -> list[Outcome]:
+        sem = semaphores.get(leaf.kind)
+        async with sem if sem is not None else nullcontext():
+            return list(await leaf.judge.evaluate(workspace))
+
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="criterion") as pool:
+        check_futures = [
+            loop.run_in_executor(pool, evaluate_check, check, workspace) for _, check in jobs
+        ]
+        judge_leaves = [leaf for leaf in leaves if leaf.judge is not None]
+        done = await asyncio.gather(
+            asyncio.gather(*check_futures),
+            asyncio.gather(*(judge(leaf) for leaf in judge_leaves)),
+        )
+    outcomes: dict[int, list[Outcome]] = {id(leaf): [] for leaf in leaves}
+    for (leaf, _), outcome in zip(jobs, done[0], strict=True):
+        outcomes[id(leaf)].append(outcome)
+    for leaf, judged in zip(judge_leaves, done[1], strict=True):
+        outcomes[id(leaf)] = judged
+    for leaf in leaves:
+        if leaf.load_error is not None:
+            outcomes[id(leaf)] = [
+                Outcome(
+                    name=leaf.source.name,
+                    status="error",
+                    description=f"Load {leaf.source.name}",
+                    error=leaf.load_error,
+                )
+            ]
+    return outcomes
+
+
+def evaluate_check(check: Check, workspace: Path) -> Outcome:
+    """Run one programmatic criterion; any failure becomes an `error` outcome."""
+    start = time.perf_counter()
+    common = {"name": check.name, "weight": check.weight, "description": check.description}
+    try:
+        with isolated_view(workspace) if check.isolated else nullcontext(workspace) as root:
+            result = check.evaluate(root)
+        scored = score_result(check.name, result)
+    except CriterionError as exc:
+        return Outcome(status="error", error=str(exc), duration_ms=_ms(start), **common)
+    except Exception as exc:
+        source = getattr(getattr(check.fn, "__code__", None), "co_filename", None)
+        error = describe_exception(exc, Path(source) if source else None)
+        return Outcome(status="error", error=error, duration_ms=_ms(start), **common)
+    return Outcome(
+        status="scored",
+        value=scored.value,
+        raw=scored.raw,
+        reasoning=scored.reasoning,
+        confidence=scored.confidence,
+        model=scored.model,
+        duration_ms=_ms(start),
+        **common,
+    )
+
+
+def _ms(start: float) -> float:
+    return round((time.perf_counter() - start) * 1000, 3)

@@ -1,0 +1,1 @@
+"""Front doors that compile user files into a `Plan`."""
