@@ -121,11 +121,15 @@ def test_timeout_kills_the_whole_process_group(ws: Path) -> None:
 
 def test_descriptions() -> None:
     cases = {
-        ("command_succeeds", ("make test",)): "Check that the command `make test` exits with code 0",
+        ("command_succeeds", ("make test",)): (
+            "Check that the command `make test` exits with code 0"
+        ),
         ("command_output_contains", ("ls", "a.txt")): (
             "Check that the stdout of `ls` contains 'a.txt'"
         ),
-        ("command_output_matches", ("echo hi", "hi")): "Check that output of `echo hi` matches 'hi'",
+        ("command_output_matches", ("echo hi", "hi")): (
+            "Check that output of `echo hi` matches 'hi'"
+        ),
         ("command_output_matches_regex", ("echo hi", "h.")): (
             "Check that output of `echo hi` matches regex 'h.'"
         ),

@@ -113,7 +113,9 @@ def test_without_pillow(
     ws: Path, monkeypatch: pytest.MonkeyPatch, crit: str, args: tuple[object, ...]
 ) -> None:
     monkeypatch.setitem(sys.modules, "PIL", None)
-    with pytest.raises(ImportError, match=rf"^{crit} needs Pillow: pip install 'rewardkit\[image\]'"):
+    with pytest.raises(
+        ImportError, match=rf"^{crit} needs Pillow: pip install 'rewardkit\[image\]'"
+    ):
         run(crit, ws, *args)
 
 

@@ -73,7 +73,11 @@ class CriterionFactory:
         try:
             bound = sig.bind(*args, **(kwargs or {}))
         except TypeError as exc:
-            raise TypeError(f"rk.{self.name}{sig}: {exc}") from None
+            params = ", ".join(
+                p.name if p.default is p.empty else f"{p.name}={p.default!r}"
+                for p in sig.parameters.values()
+            )
+            raise TypeError(f"rk.{self.name}({params}): {exc}") from None
         bound.apply_defaults()
         arguments = dict(bound.arguments)
         auto_name = self.name

@@ -202,7 +202,7 @@ def _layout(root: Path, config: RewardToml | None, inputs: list[Node], errors: l
             errors.append(
                 ConfigError("declares [[reward]] but the tests directory has no scoring inputs.", path=where)
             )
-        else:
+        elif not errors:
             warnings.warn(
                 f"No criteria found under {root}; the reward output will be empty. Add .py "
                 f"files calling criteria, or judge TOMLs.",
