@@ -57,7 +57,7 @@ def test_aliases(text: str, mode: str) -> None:
 
 @pytest.mark.parametrize("text", ["weighted_sum", "mean", 3, None])
 def test_unknown_mode_lists_the_valid_ones(text: object) -> None:
-    with pytest.raises(ValueError, match="'weighted-mean', 'weighted-sum'.*got"):
+    with pytest.raises(ValueError, match=r"'weighted-mean', 'weighted-sum'.*got"):
         parse_mode(text)
 
 

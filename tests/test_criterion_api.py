@@ -98,7 +98,9 @@ def test_calling_the_decorated_function_directly_is_an_error() -> None:
 
 def test_missing_argument_names_the_criterion_and_its_signature() -> None:
     factory = Registry.with_builtins().factories["file_contains"]
-    with pytest.raises(TypeError, match=r"rk\.file_contains\(path, text\): missing a required argument: 'text'"):
+    with pytest.raises(
+        TypeError, match=r"rk\.file_contains\(path, text\): missing a required argument: 'text'"
+    ):
         factory.make_check(("out.txt",))
 
 

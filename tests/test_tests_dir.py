@@ -65,7 +65,7 @@ def test_nested_layout_keys_are_sorted_dimensions_then_extras(task, tmp_path: Pa
 
 
 def test_every_key_is_rounded_to_four_places(task, tmp_path: Path) -> None:
-    third = "import rewardkit as rk\nrk.file_exists('f.txt')\nrk.file_exists('n1')\nrk.file_exists('n2')\n"
+    third = OK + "rk.file_exists('n1')\nrk.file_exists('n2')\n"
     tests, ws = task({"third.py": third, "d/check.py": third}, {"f.txt": "x"})
     assert run(tests, ws, tmp_path) == {"d": 0.3333, "third": 0.3333}
 
@@ -129,10 +129,11 @@ def test_helper_modules_next_to_a_check_are_importable(task, tmp_path: Path) -> 
         {
             "common.py": "NAME = 'f.txt'\n",
             "a/helpers.py": "def target():\n    return 'f.txt'\n",
-            "a/check.py": "import rewardkit as rk\nfrom helpers import target\nrk.file_exists(target())\n",
+            "a/check.py": "import rewardkit as rk\nfrom helpers import target\n"
+            "rk.file_exists(target())\n",
             "b/helpers.py": "def target():\n    return 'missing.txt'\n",
-            "b/check.py": "import rewardkit as rk\nfrom helpers import target\nfrom common import NAME\n"
-            "rk.file_exists(target())\nrk.file_exists(NAME)\n",
+            "b/check.py": "import rewardkit as rk\nfrom helpers import target\n"
+            "from common import NAME\nrk.file_exists(target())\nrk.file_exists(NAME)\n",
         },
         {"f.txt": "x"},
     )
@@ -148,7 +149,10 @@ def test_a_malformed_unrelated_toml_is_reported_not_fatal(task, tmp_path: Path) 
 
 def test_a_file_that_fails_to_load_scores_zero_and_keeps_the_rest(task, tmp_path: Path) -> None:
     tests, ws = task(
-        {"a.py": OK, "b.py": "import rewardkit as rk\nrk.file_exists('f.txt')\nraise RuntimeError('boom')\n"},
+        {
+            "a.py": OK,
+            "b.py": "import rewardkit as rk\nrk.file_exists('f.txt')\nraise RuntimeError('boom')\n",
+        },
         {"f.txt": "x"},
     )
     out = tmp_path / "out" / "reward.json"
@@ -170,7 +174,9 @@ def test_a_symlink_loop_is_skipped(task, tmp_path: Path) -> None:
 
 
 def test_missing_tests_dir(tmp_path: Path) -> None:
-    with pytest.raises(DiscoveryError, match=r"nope: tests directory not found\. Pass the directory"):
+    with pytest.raises(
+        DiscoveryError, match=r"nope: tests directory not found\. Pass the directory"
+    ):
         discover(tmp_path / "nope")
 
 
@@ -187,21 +193,34 @@ def test_toml_syntax_error_in_a_judge_toml_is_fatal(task) -> None:
 @pytest.mark.parametrize(
     ("toml", "message"),
     [
-        ("[scoring.zzz]\naggregation = 'all-pass'\n",
-         "unknown programmatic scoring inputs: 'zzz'. [scoring.<stem>] must name a "
-         "criterion-bearing Python file in this directory; found: 'checks'"),
+        (
+            "[scoring.zzz]\naggregation = 'all-pass'\n",
+            "unknown programmatic scoring inputs: 'zzz'. [scoring.<stem>] must name a "
+            "criterion-bearing Python file in this directory; found: 'checks'",
+        ),
         ("[scoring]\naggregation = 'all_pass'\n", "[scoring.aggregation]: must be a table"),
         ("weight = 2.0\n", "unknown key 'weight'."),
-        ("[scoring.checks]\naggregation = 'all-passs'\n",
-         "[scoring.checks].aggregation: aggregation must be one of"),
+        (
+            "[scoring.checks]\naggregation = 'all-passs'\n",
+            "[scoring.checks].aggregation: aggregation must be one of",
+        ),
         ("[scoring.checks]\naggregaton = 'all-pass'\n", "Did you mean 'aggregation'?"),
-        ("[scoring.checks]\nthreshold = 'high'\n", "[scoring.checks].threshold: must be a finite number"),
-        ("[[reward]]\nname = 'reward'\nweights = { checks = 'x' }\n",
-         "[[reward]] 'reward'.weights.checks: must be a finite number (got 'x')"),
-        ("[[reward]]\nname = 'reward'\nweights = { checks = -1.0 }\n",
-         "negative weight -1.0 needs aggregation = 'weighted-sum'"),
-        ("[[reward]]\nname = 'reward'\nweights = { other = 1.0 }\n",
-         "unknown weights inputs: 'other'. Available inputs: 'checks'."),
+        (
+            "[scoring.checks]\nthreshold = 'high'\n",
+            "[scoring.checks].threshold: must be a finite number",
+        ),
+        (
+            "[[reward]]\nname = 'reward'\nweights = { checks = 'x' }\n",
+            "[[reward]] 'reward'.weights.checks: must be a finite number (got 'x')",
+        ),
+        (
+            "[[reward]]\nname = 'reward'\nweights = { checks = -1.0 }\n",
+            "negative weight -1.0 needs aggregation = 'weighted-sum'",
+        ),
+        (
+            "[[reward]]\nname = 'reward'\nweights = { other = 1.0 }\n",
+            "unknown weights inputs: 'other'. Available inputs: 'checks'.",
+        ),
         ("[[reward]]\naggregation = 'all-pass'\n", "each root [[reward]] table needs a 'name'"),
         ("[[reward]]\nname = 'x'\n[[reward]]\nname = 'x'\n", "duplicate [[reward]] name 'x'"),
     ],
@@ -232,7 +251,10 @@ def test_nested_reward_table_rules(task) -> None:
     text = errors_of(tests)
     assert "declares more than one [[reward]]" in text
     assert "nested [[reward]] must omit 'name' (got 'd')" in text
-    assert f"{tests / 'e' / 'reward.toml'}: declares [[reward]] but the directory has no scoring inputs" in text
+    assert (
+        f"{tests / 'e' / 'reward.toml'}: declares [[reward]] but the directory has no "
+        "scoring inputs" in text
+    )
 
 
 def test_extra_key_may_not_collide_with_a_dimension(task) -> None:
@@ -244,7 +266,10 @@ def test_extra_key_may_not_collide_with_a_dimension(task) -> None:
     ("files", "origins"),
     [
         ({"quality.py": OK, "quality/check.py": OK}, "quality.py and quality/"),
-        ({"quality.py": OK, "quality.toml": "[[criterion]]\ndescription = 'ok?'\n"}, "quality.py and quality.toml"),
+        (
+            {"quality.py": OK, "quality.toml": "[[criterion]]\ndescription = 'ok?'\n"},
+            "quality.py and quality.toml",
+        ),
     ],
 )
 def test_name_clashes(task, files: dict[str, str], origins: str) -> None:

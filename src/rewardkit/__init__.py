@@ -11,7 +11,8 @@ from typing import Any
 from rewardkit._errors import ConfigError, CriterionError, DiscoveryError, RewardKitError
 from rewardkit._outcome import Outcome
 from rewardkit._verifier import run, run_multi
-from rewardkit.criteria import Check, active_registry, criterion
+from rewardkit.criteria import Check, criterion
+from rewardkit.criteria import active_registry as _active_registry
 from rewardkit.outputs import compare, format_comparison
 
 __version__ = "0.1.0"
@@ -36,11 +37,11 @@ for _name in __all__:
 
 def __getattr__(name: str) -> Any:
     """`rk.<criterion>`: a built-in, or one defined by the run being discovered."""
-    factory = active_registry().factories.get(name)
+    factory = _active_registry().factories.get(name)
     if factory is None:
         raise AttributeError(f"module 'rewardkit' has no attribute or criterion {name!r}")
     return factory
 
 
 def __dir__() -> list[str]:
-    return sorted({*__all__, *active_registry().factories})
+    return sorted({*__all__, *_active_registry().factories})

@@ -14,7 +14,6 @@ fix. A `CriterionError` never aborts a run: the engine records it as an outcome 
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -84,6 +83,8 @@ class CriterionError(RewardKitError):
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """Return ` Did you mean 'x'?` for the closest choice, or an empty string."""
+    import difflib
+
     close = difflib.get_close_matches(word, list(choices), n=1)
     return f" Did you mean {close[0]!r}?" if close else ""
 
@@ -92,7 +93,7 @@ def describe_exception(exc: BaseException, source: Path | None = None) -> str:
     """`Type: message (file:line)`, pointing at the deepest frame in `source` if any."""
     import traceback
 
-    frames = traceback.extract_tb(exc.__traceback__)
+    frames = list(traceback.extract_tb(exc.__traceback__))
     if source is not None:
         own = [f for f in frames if Path(f.filename).resolve() == source.resolve()]
         frames = own or frames

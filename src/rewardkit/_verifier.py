@@ -74,7 +74,7 @@ def verify(
     *,
     limits: Limits = Limits(),
     on_error: ErrorPolicy = "zero",
-    yolo: bool = False,  # noqa: ARG001 - used by agent judges; accepted for compatibility
+    yolo: bool = False,
 ) -> list[RunResult]:
     """Discover every directory, run them together, write the outputs; return the results.
 

@@ -98,10 +98,12 @@ def test_never_reads_outside(ws: Path, tmp_path: Path, kind: str, which: str) ->
     save(ws / "a.png", (3, 3), "red")
     (ws / "link.png").symlink_to(outside)
     path = {"absolute": str(outside), "dotdot": os.path.relpath(outside, ws)}.get(kind, "link.png")
-    if which == "size":
-        crit, args = "image_size_equals", (path, 3, 3)
-    else:
-        crit, args = "image_similarity", (path, "a.png") if which == "path1" else ("a.png", path)
+    crit = "image_size_equals" if which == "size" else "image_similarity"
+    args: tuple[object, ...] = {
+        "size": (path, 3, 3),
+        "path1": (path, "a.png"),
+        "path2": ("a.png", path),
+    }[which]
     with pytest.warns(UserWarning, match=rf"^{crit}: .*assigning reward 0"):
         assert not run(crit, ws, *args)
 

@@ -147,6 +147,9 @@ def main(argv: list[str]) -> int:
         print()
         print(table)
     failures = [(r, o) for r in results for o in r.failures]
-    for result, outcome in failures:
-        print(f"rewardkit: criterion {outcome.name!r} {outcome.status}: {outcome.error}", file=sys.stderr)
+    for _, outcome in failures:
+        print(
+            f"rewardkit: criterion {outcome.name!r} {outcome.status}: {outcome.error}",
+            file=sys.stderr,
+        )
     return EXIT_CRITERION_ERRORS if failures else EXIT_OK

@@ -10,7 +10,7 @@ import math
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, cast
+from typing import Literal
 
 from rewardkit._outcome import ErrorPolicy
 
@@ -23,7 +23,9 @@ __all__ = [
     "parse_mode",
 ]
 
-Mode = Literal["weighted-mean", "weighted-sum", "all-pass", "any-pass", "threshold", "required-pass"]
+Mode = Literal[
+    "weighted-mean", "weighted-sum", "all-pass", "any-pass", "threshold", "required-pass"
+]
 MODES: tuple[Mode, ...] = (
     "weighted-mean",
     "weighted-sum",
@@ -67,7 +69,7 @@ def parse_mode(text: object) -> Mode:
     """
     if isinstance(text, str):
         if text in MODES:
-            return cast(Mode, text)
+            return text
         if text in _ALIASES:
             return _ALIASES[text]
     valid = ", ".join(repr(m) for m in MODES)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -9,6 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = ["CommandResult", "run_command"]
+
+_DRAIN_SECONDS = 1.0
+"""After the kill, how long to wait for output still buffered in the pipes."""
 
 
 @dataclass(frozen=True)
@@ -45,7 +49,14 @@ def run_command(cmd: str, cwd: Path, timeout: float) -> CommandResult:
         stdout, stderr = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         _kill_group(proc.pid)
-        stdout, stderr = proc.communicate()
+        try:
+            stdout, stderr = proc.communicate(timeout=_DRAIN_SECONDS)
+        except subprocess.TimeoutExpired:  # a grandchild in its own session holds the pipes
+            for pipe in (proc.stdout, proc.stderr):
+                if pipe is not None:
+                    pipe.close()
+            proc.wait()
+            stdout, stderr = "", ""
         return CommandResult(None, stdout, stderr)
     finally:
         if proc.poll() is None:  # interrupted: never leave the group behind
@@ -57,7 +68,5 @@ def run_command(cmd: str, cwd: Path, timeout: float) -> CommandResult:
 def _kill_group(pid: int) -> None:
     if pid <= 1:  # never signal init's group or our own by accident
         return
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.killpg(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass

@@ -29,7 +29,7 @@ def inside(workspace: Path, path: str | PurePath) -> Path:
     root = Path(workspace).resolve()
     try:
         target = (root / rel).resolve()
-    except (OSError, RuntimeError) as exc:  # a symlink loop, for one
+    except (OSError, RuntimeError, ValueError) as exc:  # a symlink loop, a NUL byte
         raise OutsideWorkspace(f"{str(path)!r} cannot be resolved ({exc})") from None
     if target != root and root not in target.parents:
         raise OutsideWorkspace(f"{str(path)!r} resolves outside the workspace")

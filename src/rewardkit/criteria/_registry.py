@@ -191,14 +191,14 @@ class Registry:
         finally:
             _ACTIVE.reset(token)
         for name in self._defined:
-            if name not in self._called and not self.factories[name].shared:
-                if self.factories[name].signature.parameters:
-                    warnings.warn(
-                        f"Criterion {name!r} was defined with @criterion but never called. "
-                        f"Call it explicitly, e.g. rk.{name}(...), or mark it "
-                        f"@criterion(shared=True) if it's meant for use from other files.",
-                        stacklevel=3,
-                    )
+            factory = self.factories[name]
+            if name not in self._called and not factory.shared and factory.signature.parameters:
+                warnings.warn(
+                    f"Criterion {name!r} was defined with @criterion but never called. "
+                    f"Call it explicitly, e.g. rk.{name}(...), or mark it "
+                    f"@criterion(shared=True) if it's meant for use from other files.",
+                    stacklevel=3,
+                )
 
 
 _ACTIVE: ContextVar[Registry | None] = ContextVar("rewardkit_registry", default=None)

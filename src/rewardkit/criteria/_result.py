@@ -76,7 +76,9 @@ def _from_dict(name: str, result: dict[Any, Any]) -> Scored:
     if confidence is not None and not (
         isinstance(confidence, numbers.Real) and 0.0 <= float(confidence) <= 1.0
     ):
-        raise CriterionError(f"Criterion {name!r}: confidence must be in [0, 1] (got {confidence!r}).")
+        raise CriterionError(
+            f"Criterion {name!r}: confidence must be in [0, 1] (got {confidence!r})."
+        )
     model = result.get("model")
     return Scored(
         scored.value,

@@ -105,7 +105,9 @@ class _Folder:
             Component(result.score, group.weight_of(child))
             for result, child in zip(children, group.inputs, strict=True)
         ]
-        return GroupResult(group, children, round(self._aggregate(components, group.scoring), DIGITS))
+        return GroupResult(
+            group, children, round(self._aggregate(components, group.scoring), DIGITS)
+        )
 
     def _aggregate(self, components: list[Component], scoring: Scoring) -> float:
         return aggregate(

@@ -47,13 +47,19 @@ def _mount(lower: Path, scratch: Path, strategy: Strategy | None) -> list[str] |
     merged = scratch / "merged"
     options = f"lowerdir={lower},upperdir={scratch / 'upper'},workdir={scratch / 'work'}"
     attempts: list[tuple[Strategy, list[str], list[str]]] = [
-        ("overlay", ["mount", "-t", "overlay", "overlay", "-o", options, str(merged)],
-         ["umount", str(merged)]),
+        (
+            "overlay",
+            ["mount", "-t", "overlay", "overlay", "-o", options, str(merged)],
+            ["umount", str(merged)],
+        ),
     ]
     if shutil.which("fuse-overlayfs"):
         attempts.append(
-            ("fuse-overlayfs", ["fuse-overlayfs", "-o", options, str(merged)],
-             ["fusermount", "-u", str(merged)])
+            (
+                "fuse-overlayfs",
+                ["fuse-overlayfs", "-o", options, str(merged)],
+                ["fusermount", "-u", str(merged)],
+            )
         )
     for name, mount, unmount in attempts:
         if strategy not in (None, name) or "," in str(lower) or ":" in str(lower):

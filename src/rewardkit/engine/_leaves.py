@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
-from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from rewardkit._errors import CriterionError, describe_exception
@@ -81,18 +81,21 @@ async def run_leaves(
 def evaluate_check(check: Check, workspace: Path) -> Outcome:
     """Run one programmatic criterion; any failure becomes an `error` outcome."""
     start = time.perf_counter()
-    common = {"name": check.name, "weight": check.weight, "description": check.description}
+    base = Outcome(
+        name=check.name, status="error", weight=check.weight, description=check.description
+    )
     try:
         with isolated_view(workspace) if check.isolated else nullcontext(workspace) as root:
             result = check.evaluate(root)
         scored = score_result(check.name, result)
     except CriterionError as exc:
-        return Outcome(status="error", error=str(exc), duration_ms=_ms(start), **common)
+        return replace(base, error=str(exc), duration_ms=_ms(start))
     except Exception as exc:
         source = getattr(getattr(check.fn, "__code__", None), "co_filename", None)
         error = describe_exception(exc, Path(source) if source else None)
-        return Outcome(status="error", error=error, duration_ms=_ms(start), **common)
-    return Outcome(
+        return replace(base, error=error, duration_ms=_ms(start))
+    return replace(
+        base,
         status="scored",
         value=scored.value,
         raw=scored.raw,
@@ -100,7 +103,6 @@ def evaluate_check(check: Check, workspace: Path) -> Outcome:
         confidence=scored.confidence,
         model=scored.model,
         duration_ms=_ms(start),
-        **common,
     )
 
 

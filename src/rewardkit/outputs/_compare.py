@@ -30,9 +30,11 @@ def format_comparison(results: Mapping[str, Mapping[str, float]]) -> str:
     labels = list(results)
     name_width = max(len("reward"), *(len(name) for name in table))
     widths = [max(len(label), 6) for label in labels]
-    header = "reward".ljust(name_width) + "".join(
-        f"  {label.rjust(width)}" for label, width in zip(labels, widths, strict=True)
-    ) + f"  {'diff':>6}"
+    header = (
+        "reward".ljust(name_width)
+        + "".join(f"  {label.rjust(width)}" for label, width in zip(labels, widths, strict=True))
+        + f"  {'diff':>6}"
+    )
     rule = "-" * len(header)
     rows = []
     for name, row in table.items():
@@ -42,5 +44,7 @@ def format_comparison(results: Mapping[str, Mapping[str, float]]) -> str:
         )
         present = list(row.values())
         diff = present[0] - present[-1]
-        rows.append(f"{name.ljust(name_width)}{cells}  {(f'{diff:+.4f}' if diff > 0 else f'{diff:.4f}'):>6}")
+        rows.append(
+            f"{name.ljust(name_width)}{cells}  {(f'{diff:+.4f}' if diff > 0 else f'{diff:.4f}'):>6}"
+        )
     return "\n".join(["Comparison:", rule, header, rule, *rows, rule])

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from rewardkit._outcome import ErrorPolicy, Outcome
-from rewardkit.engine import GroupResult, LeafResult, NodeResult, RunResult
+from rewardkit.engine import LeafResult, NodeResult, RunResult
 
 __all__ = ["DETAILS_NAME", "clear_outputs", "details", "write_outputs"]
 

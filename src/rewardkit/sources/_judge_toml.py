@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from rewardkit._errors import ConfigError, did_you_mean
-from rewardkit._plan import Kind, Leaf, Scoring
+from rewardkit._plan import Kind, Leaf
 from rewardkit.judges import JudgeCriterion, JudgeSpec, slug
 from rewardkit.sources._reward_toml import parse_scoring
 
@@ -42,7 +42,9 @@ def load_judge(
         scoring = {}
     weight = config.get("weight", 1.0)
     if not isinstance(weight, int | float) or isinstance(weight, bool):
-        errors.append(ConfigError(f"must be a number (got {weight!r}).", path=path, key="[judge].weight"))
+        errors.append(
+            ConfigError(f"must be a number (got {weight!r}).", path=path, key="[judge].weight")
+        )
         weight = 1.0
     spec = JudgeSpec(
         source=path,
@@ -75,7 +77,9 @@ def _criteria(path: Path, raw: Any, errors: list[ConfigError]) -> tuple[JudgeCri
         description = table.get("description") if isinstance(table, dict) else None
         if not isinstance(description, str) or not description.strip():
             errors.append(
-                ConfigError("needs a non-empty 'description'.", path=path, key=f"[[criterion]] #{i}")
+                ConfigError(
+                    "needs a non-empty 'description'.", path=path, key=f"[[criterion]] #{i}"
+                )
             )
             continue
         importance = str(table.get("annotations", {}).get("importance", "")).lower()

@@ -56,7 +56,9 @@ def parse_reward_toml(path: Path, data: Mapping[str, Any], errors: list[ConfigEr
     scoring: dict[str, Scoring] = {}
     raw_scoring = data.get("scoring", {})
     if not isinstance(raw_scoring, dict):
-        errors.append(ConfigError("[scoring] must be a table of [scoring.<py-stem>] tables.", path=path))
+        errors.append(
+            ConfigError("[scoring] must be a table of [scoring.<py-stem>] tables.", path=path)
+        )
         raw_scoring = {}
     for stem, table in raw_scoring.items():
         where = f"[scoring.{stem}]"
@@ -64,7 +66,7 @@ def parse_reward_toml(path: Path, data: Mapping[str, Any], errors: list[ConfigEr
             errors.append(
                 ConfigError(
                     f"must be a table (got {table!r}). Configure each Python file in its own "
-                    f"table, e.g. [scoring.checks] with aggregation = \"all-pass\".",
+                    f'table, e.g. [scoring.checks] with aggregation = "all-pass".',
                     path=path,
                     key=where,
                 )
@@ -122,16 +124,16 @@ def parse_scoring(
     return Scoring(aggregation=aggregation, threshold=float(threshold))
 
 
-def _parse_reward(
-    table: Any, path: Path, where: str, errors: list[ConfigError]
-) -> RewardSpec:
+def _parse_reward(table: Any, path: Path, where: str, errors: list[ConfigError]) -> RewardSpec:
     if not isinstance(table, dict):
         errors.append(ConfigError("must be a table.", path=path, key=where))
         return RewardSpec(name=None, scoring=Scoring())
     name = table.get("name")
     if name is not None and not (isinstance(name, str) and name):
         errors.append(
-            ConfigError(f"must be a non-empty string (got {name!r}).", path=path, key=f"{where}.name")
+            ConfigError(
+                f"must be a non-empty string (got {name!r}).", path=path, key=f"{where}.name"
+            )
         )
         name = None
     if isinstance(name, str):

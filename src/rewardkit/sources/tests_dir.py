@@ -59,7 +59,10 @@ class _Walker:
         """Read one directory: its config and its inputs, sorted by name."""
         config, judges = self._tomls(directory)
         scoring = config.scoring if config else {}
-        files = [self._py_leaf(p, path, scoring.get(p.stem, Scoring())) for p in _files(directory, "*.py")]
+        files = [
+            self._py_leaf(p, path, scoring.get(p.stem, Scoring()))
+            for p in _files(directory, "*.py")
+        ]
         files_ = [leaf for leaf in files if leaf is not None]
         unknown = sorted(set(scoring) - {leaf.name for leaf in files_})
         if config and unknown:
@@ -82,15 +85,20 @@ class _Walker:
         ]
         return config, self._merge(directory, [*leaves, *children])
 
-    def _tomls(self, directory: Path) -> tuple[RewardToml | None, list[tuple[Path, Mapping[str, Any]]]]:
-        config, judges = None, []
+    def _tomls(
+        self, directory: Path
+    ) -> tuple[RewardToml | None, list[tuple[Path, Mapping[str, Any]]]]:
+        config: RewardToml | None = None
+        judges: list[tuple[Path, Mapping[str, Any]]] = []
         for toml in _files(directory, "*.toml"):
             text = toml.read_text(errors="replace")
             try:
                 data = tomllib.loads(text)
             except tomllib.TOMLDecodeError as exc:
                 if toml.name == "reward.toml" or "[judge]" in text or "[[criterion]]" in text:
-                    self.errors.append(ConfigError(f"invalid TOML: {exc}. Fix the syntax.", path=toml))
+                    self.errors.append(
+                        ConfigError(f"invalid TOML: {exc}. Fix the syntax.", path=toml)
+                    )
                 else:
                     warnings.warn(
                         f"{toml}: skipped, not valid TOML ({exc}). rewardkit reads only "
@@ -123,7 +131,7 @@ class _Walker:
         except ValueError as exc:
             self.errors.append(
                 ConfigError(
-                    f"criterion weights: {exc}. Set aggregation = \"weighted-sum\" in "
+                    f'criterion weights: {exc}. Set aggregation = "weighted-sum" in '
                     f"[scoring.{file.stem}] of reward.toml to use negative weights.",
                     path=file,
                 )
@@ -162,7 +170,9 @@ class _Walker:
         if not inputs:
             if spec:
                 self.errors.append(
-                    ConfigError("declares [[reward]] but the directory has no scoring inputs.", path=where)
+                    ConfigError(
+                        "declares [[reward]] but the directory has no scoring inputs.", path=where
+                    )
                 )
             return None
         group = Group(
@@ -183,7 +193,8 @@ class _Walker:
             if node.name in seen:
                 self.errors.append(
                     ConfigError(
-                        f"ambiguous scoring input name {node.name!r} (from {_origin(seen[node.name])} "
+                        f"ambiguous scoring input name {node.name!r} "
+                        f"(from {_origin(seen[node.name])} "
                         f"and {_origin(node)}); rename the Python file, judge TOML, or child "
                         f"directory.",
                         path=directory,
@@ -194,13 +205,17 @@ class _Walker:
         return sorted(seen.values(), key=lambda node: node.name)
 
 
-def _layout(root: Path, config: RewardToml | None, inputs: list[Node], errors: list[ConfigError]) -> Plan:
+def _layout(
+    root: Path, config: RewardToml | None, inputs: list[Node], errors: list[ConfigError]
+) -> Plan:
     specs = config.rewards if config else ()
     where = config.path if config else root / "reward.toml"
     if not inputs:
         if specs:
             errors.append(
-                ConfigError("declares [[reward]] but the tests directory has no scoring inputs.", path=where)
+                ConfigError(
+                    "declares [[reward]] but the tests directory has no scoring inputs.", path=where
+                )
             )
         elif not errors:
             warnings.warn(
@@ -215,7 +230,9 @@ def _layout(root: Path, config: RewardToml | None, inputs: list[Node], errors: l
     for spec in specs:
         if not spec.name:
             errors.append(
-                ConfigError("each root [[reward]] table needs a 'name', e.g. name = \"reward\".", path=where)
+                ConfigError(
+                    "each root [[reward]] table needs a 'name', e.g. name = \"reward\".", path=where
+                )
             )
             continue
         if spec.name in names:

@@ -1,0 +1,3 @@
+import rewardkit as rk
+
+rk.image_similarity("base.png", "wide.png")

@@ -1,0 +1,3 @@
+"""Registers no criterion: this directory has no inputs and is skipped."""
+
+ANSWER = 42

@@ -1,0 +1,5 @@
+import rewardkit as rk
+
+rk.file_exists("a.txt")
+rk.file_exists("b.txt")
+rk.file_exists("c.txt")

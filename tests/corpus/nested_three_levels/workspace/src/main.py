@@ -1,0 +1,5 @@
+def main():
+    print("hello from main")
+
+
+main()

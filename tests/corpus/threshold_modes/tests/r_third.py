@@ -1,0 +1,5 @@
+import rewardkit as rk
+
+rk.file_exists("a.txt")
+rk.file_exists("missing.txt")
+rk.file_exists("missing-too.txt")

@@ -1,0 +1,3 @@
+import rewardkit as rk
+
+rk.file_exists("a.txt")

@@ -1,0 +1,190 @@
+"""The `rewardkit` command: flags, stdout, exit codes, multi-directory runs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rewardkit.cli import main
+from rewardkit.cli.verify import EXIT_CONFIG, EXIT_CRITERION_ERRORS, build_parser
+
+OK = "import rewardkit as rk\nrk.file_exists('f.txt')\n"
+
+
+def cli(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "rewardkit", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        check=False,
+    )
+
+
+def test_stdout_lines_and_outputs(task, tmp_path: Path) -> None:
+    tests, ws = task(
+        {"a.py": OK, "b.py": OK + "rk.file_exists('x')\nrk.file_exists('y')\n"}, {"f.txt": "x"}
+    )
+    out = tmp_path / "logs" / "reward.json"
+    done = cli(tests, "--workspace", ws, "--output", out)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "reward: 0.6667\n"
+    assert out.read_text() == '{\n  "reward": 0.6667\n}'
+    assert json.loads(out.with_name("reward-details.json").read_text())["reward"]["kind"] == "group"
+
+
+def test_multi_directory_run_prints_namespaced_keys_and_a_comparison(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "f.txt").write_text("x")
+    for name, body in (("v1", OK), ("v2", OK + "rk.file_exists('nope')\n")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "checks.py").write_text(body)
+    out = tmp_path / "reward.json"
+    done = cli(tmp_path / "v1", tmp_path / "v2", "--workspace", ws, "--output", out)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[:3] == ["v1/reward: 1.0", "v2/reward: 0.5", ""]
+    assert "Comparison:" in done.stdout
+    assert "reward  1.0000  0.5000  +0.5000" in done.stdout
+    assert json.loads(out.read_text()) == {"v1/reward": 1.0, "v2/reward": 0.5}
+    assert set(json.loads(out.with_name("reward-details.json").read_text())) == {
+        "v1/reward",
+        "v2/reward",
+    }
+
+
+def test_duplicate_basenames_are_a_config_error(tmp_path: Path) -> None:
+    for parent in ("a", "b"):
+        (tmp_path / parent / "v1").mkdir(parents=True)
+        (tmp_path / parent / "v1" / "c.py").write_text(OK)
+    done = cli(tmp_path / "a" / "v1", tmp_path / "b" / "v1", "--output", tmp_path / "r.json")
+    assert done.returncode == EXIT_CONFIG
+    assert "duplicate tests directory basenames: 'v1'" in done.stderr
+
+
+def test_missing_tests_dir_exits_2_with_one_line(tmp_path: Path) -> None:
+    done = cli(tmp_path / "nope", "--output", tmp_path / "r.json")
+    assert done.returncode == EXIT_CONFIG
+    assert done.stderr.startswith("rewardkit: error: ")
+    assert done.stderr.count("\n") == 1
+    assert "Traceback" not in done.stderr
+
+
+def test_criterion_errors_exit_3_and_still_write_reward_json(task, tmp_path: Path) -> None:
+    tests, ws = task({"c.py": "from rewardkit import criterion\n@criterion\ndef c(w):\n    1/0\n"})
+    out = tmp_path / "r.json"
+    done = cli(tests, "--workspace", ws, "--output", out)
+    assert done.returncode == EXIT_CRITERION_ERRORS
+    assert "criterion 'c' error: ZeroDivisionError" in done.stderr
+    assert json.loads(out.read_text()) == {"reward": 0.0}
+
+
+def test_on_error_flag_and_env(task, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tests, ws = task(
+        {"c.py": OK + "from rewardkit import criterion\n@criterion\ndef c(w):\n    1/0\n"},
+        {"f.txt": "x"},
+    )
+    out = tmp_path / "r.json"
+    cli(tests, "--workspace", ws, "--output", out, "--on-error", "omit")
+    assert json.loads(out.read_text()) == {"reward": 1.0}
+    monkeypatch.setenv("REWARDKIT_ON_ERROR", "fail")
+    assert build_parser().parse_args(["t"]).on_error == "fail"
+
+
+def test_judge_env_needs_key_value(tmp_path: Path) -> None:
+    done = cli(tmp_path, "--judge-env", "FOO")
+    assert done.returncode == 2
+    assert "--judge-env expects KEY=VALUE, got: 'FOO'" in done.stderr
+
+
+def test_judge_env_reaches_criteria(task, tmp_path: Path) -> None:
+    tests, ws = task(
+        {"c.py": "import rewardkit as rk\nrk.command_succeeds('test \"$GREETING\" = hi')\n"}
+    )
+    out = tmp_path / "r.json"
+    done = cli(tests, "--workspace", ws, "--output", out, "--je", "GREETING=hi")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(out.read_text()) == {"reward": 1.0}
+
+
+@pytest.mark.parametrize(
+    ("argv", "attr", "value"),
+    [
+        (["--max-concurrent-programmatic", "3"], "max_concurrent_programmatic", 3),
+        (["--mcprog", "0"], "max_concurrent_programmatic", 0),
+        (["--mcp", "4"], "max_concurrent_programmatic", 4),
+        (["--mcllm", "5"], "max_concurrent_llm", 5),
+        (["--mcl", "6"], "max_concurrent_llm", 6),
+        (["--mcagent", "1"], "max_concurrent_agent", 1),
+        (["--mca", "7"], "max_concurrent_agent", 7),
+        (["-j", "claude-code"], "judge", "claude-code"),
+        (["-m", "openai/gpt-5"], "model", "openai/gpt-5"),
+        (["--effort", "low"], "reasoning_effort", "low"),
+        (["--yolo"], "yolo", True),
+        ([], "workspace", "/app"),
+        ([], "output", "/logs/verifier/reward.json"),
+        ([], "max_concurrent_agent", 2),
+    ],
+)
+def test_every_rewardkit_flag(argv: list[str], attr: str, value: object) -> None:
+    assert getattr(build_parser().parse_args(["tests", *argv]), attr) == value
+
+
+def test_judge_flags_set_the_environment(
+    task, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    tests, ws = task({"c.py": OK}, {"f.txt": "x"})
+    for key in ("REWARDKIT_JUDGE", "REWARDKIT_MODEL", "REWARDKIT_REASONING_EFFORT"):
+        monkeypatch.setenv(key, "")
+    code = main(
+        [
+            str(tests),
+            "--workspace",
+            str(ws),
+            "--output",
+            str(tmp_path / "r.json"),
+            "-j",
+            "codex",
+            "-m",
+            "openai/gpt-5",
+            "--effort",
+            "high",
+        ]
+    )
+    assert code == 0
+    assert (os.environ["REWARDKIT_JUDGE"], os.environ["REWARDKIT_MODEL"]) == (
+        "codex",
+        "openai/gpt-5",
+    )
+    assert os.environ["REWARDKIT_REASONING_EFFORT"] == "high"
+
+
+def test_help_is_fast_and_imports_nothing_heavy() -> None:
+    code = (
+        "import sys, rewardkit.cli as c\n"
+        "try:\n    c.main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "heavy = {'litellm', 'pydantic', 'yaml', 'PIL', 'openpyxl', 'rich'} & set(sys.modules)\n"
+        "assert not heavy, heavy\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "--max-concurrent-programmatic" in done.stdout
+
+
+def test_a_programmatic_run_imports_nothing_heavy(task, tmp_path: Path) -> None:
+    tests, ws = task({"c.py": OK}, {"f.txt": "x"})
+    code = (
+        "import sys\nfrom rewardkit.cli import main\n"
+        f"main([{str(tests)!r}, '--workspace', {str(ws)!r}, "
+        f"'--output', {str(tmp_path / 'r.json')!r}])\n"
+        "heavy = {'litellm', 'pydantic', 'yaml', 'PIL', 'openpyxl', 'rich'} & set(sys.modules)\n"
+        "assert not heavy, heavy\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
