@@ -171,3 +171,16 @@ def test_a_grandchild_in_its_own_session_cannot_hold_the_deadline(tmp_path: Path
     result = run_command("setsid sleep 8 & sleep 30", tmp_path, 0.5)
     assert result.timed_out
     assert time.perf_counter() - start < 3
+
+
+def test_sys_exit_in_a_criterion_is_an_error_not_the_end(task, tmp_path: Path) -> None:
+    tests, ws = task(
+        {
+            "c.py": "import sys\nfrom rewardkit import criterion\n@criterion\ndef c(w):\n    sys.exit(3)\n"
+        },
+        {"f.txt": "x"},
+    )
+    out = tmp_path / "o.json"
+    assert rk.run(tests, workspace=ws, output=out) == {"reward": 0.0}
+    (detail,) = json.loads(out.with_name("reward-details.json").read_text())["reward"]["criteria"]
+    assert detail["error"] == "SystemExit: 3 (c.py:5)"

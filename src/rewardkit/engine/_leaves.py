@@ -90,7 +90,7 @@ def evaluate_check(check: Check, workspace: Path) -> Outcome:
         scored = score_result(check.name, result)
     except CriterionError as exc:
         return replace(base, error=str(exc), duration_ms=_ms(start))
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:  # sys.exit() in a criterion must not end the run
         source = getattr(getattr(check.fn, "__code__", None), "co_filename", None)
         error = describe_exception(exc, Path(source) if source else None)
         return replace(base, error=error, duration_ms=_ms(start))

@@ -116,7 +116,7 @@ class _Walker:
         qualname = "/".join((*path, file.stem))
         try:
             checks = load_checks(file, self.root, self.registry)
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:  # a file calling sys.exit() must not end the run
             return Leaf(
                 name=file.stem,
                 qualname=qualname,

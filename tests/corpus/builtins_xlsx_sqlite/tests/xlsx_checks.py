@@ -13,3 +13,4 @@ rk.xlsx_cell_equals("book.xlsx", "B2", "42", weight=64)  # a number, not text
 rk.xlsx_cell_equals("book.xlsx", "A1", "Name", weight=128)
 rk.xlsx_cell_equals("book.xlsx", "A1", "name", sheet="Nope", weight=256)
 rk.xlsx_cell_equals("book.xlsx", "A2", "alice", sheet="Second", weight=512)
+rk.xlsx_cell_equals("book.xlsx", "C2", 84, weight=1024)  # formula, no cached value

@@ -1,0 +1,102 @@
+"""Cold start: `rewardkit` on a tests dir with 10 programmatic criteria, ours vs RewardKit 0.2.3.
+
+Both commands run alternately in the same session (so machine noise hits both alike); the
+script reports medians and the ratio, and checks that `import rewardkit` loads no LiteLLM.
+
+    python benchmarks/cold_start.py [--runs 7] [--harbor /tmp/harborvenv/bin/rewardkit]
+
+Harbor's RewardKit needs Python >= 3.12:
+    PYENV_VERSION=3.12.1 python3.12 -m venv /tmp/harborvenv
+    /tmp/harborvenv/bin/pip install 'harbor-rewardkit==0.2.3'
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+CHECKS = """\
+import rewardkit as rk
+
+rk.file_exists("out.txt")
+rk.file_not_exists("junk.txt")
+rk.file_contains("out.txt", "hello")
+rk.file_contains_regex("out.txt", r"h.llo")
+rk.file_matches("out.txt", "hello world")
+rk.diff_ratio("out.txt", "hello world!")
+rk.json_key_equals("result.json", "status", "ok")
+rk.json_path_equals("result.json", "data.items.0", 1)
+rk.csv_cell_equals("table.csv", 1, "name", "bob")
+rk.command_succeeds("true")
+"""
+
+
+def make_task(root: Path) -> tuple[Path, Path]:
+    tests, ws = root / "tests", root / "ws"
+    tests.mkdir()
+    ws.mkdir()
+    (tests / "checks.py").write_text(CHECKS)
+    (ws / "out.txt").write_text("hello world")
+    (ws / "result.json").write_text('{"status": "ok", "data": {"items": [1, 2]}}')
+    (ws / "table.csv").write_text("name,age\nalice,30\nbob,25\n")
+    return tests, ws
+
+
+def time_once(cmd: list[str], env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
+    elapsed = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"{cmd[0]} failed ({done.returncode}):\n{done.stderr}")
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--harbor", default=os.environ.get("HARBOR_REWARDKIT", "/tmp/harborvenv/bin/rewardkit"))
+    args = parser.parse_args()
+
+    ours_bin = Path(sys.executable).parent / "rewardkit"
+    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}  # spare Harbor a network retry
+    with tempfile.TemporaryDirectory() as tmp:
+        tests, ws = make_task(Path(tmp))
+        commands = {"rewardkit (ours)": [str(ours_bin)]}
+        if Path(args.harbor).exists():
+            commands["RewardKit 0.2.3"] = [args.harbor]
+        else:
+            print(f"(Harbor RewardKit not found at {args.harbor}; measuring ours only)")
+        times: dict[str, list[float]] = {name: [] for name in commands}
+        for name, cmd in commands.items():  # one warm-up each: page cache, .pyc files
+            time_once([*cmd, str(tests), "--workspace", str(ws), "--output", f"{tmp}/w/r.json"], env)
+        for i in range(args.runs):
+            for name, cmd in commands.items():
+                out = f"{tmp}/{i}/{name.split()[0]}/reward.json"
+                times[name].append(
+                    time_once([*cmd, str(tests), "--workspace", str(ws), "--output", out], env)
+                )
+
+    print(f"cold start, 10 programmatic criteria, {args.runs} runs each (alternating), seconds")
+    print("| command | median | min | max |")
+    print("|---|---|---|---|")
+    medians = {}
+    for name, values in times.items():
+        medians[name] = statistics.median(values)
+        print(f"| {name} | {medians[name]:.3f} | {min(values):.3f} | {max(values):.3f} |")
+    if len(medians) == 2:
+        ours, theirs = medians.values()
+        print(f"\nratio (RewardKit 0.2.3 / ours): {theirs / ours:.1f}x")
+
+    probe = "import sys, rewardkit; print(sorted({'litellm', 'pydantic'} & set(sys.modules)))"
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    print(f"heavy modules loaded by `import rewardkit`: {loaded.stdout.strip()}")
+
+
+if __name__ == "__main__":
+    main()
