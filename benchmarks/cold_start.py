@@ -60,7 +60,9 @@ def time_once(cmd: list[str], env: dict[str, str]) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
-    parser.add_argument("--harbor", default=os.environ.get("HARBOR_REWARDKIT", "/tmp/harborvenv/bin/rewardkit"))
+    parser.add_argument(
+        "--harbor", default=os.environ.get("HARBOR_REWARDKIT", "/tmp/harborvenv/bin/rewardkit")
+    )
     args = parser.parse_args()
 
     ours_bin = Path(sys.executable).parent / "rewardkit"
@@ -74,7 +76,9 @@ def main() -> None:
             print(f"(Harbor RewardKit not found at {args.harbor}; measuring ours only)")
         times: dict[str, list[float]] = {name: [] for name in commands}
         for name, cmd in commands.items():  # one warm-up each: page cache, .pyc files
-            time_once([*cmd, str(tests), "--workspace", str(ws), "--output", f"{tmp}/w/r.json"], env)
+            time_once(
+                [*cmd, str(tests), "--workspace", str(ws), "--output", f"{tmp}/w/r.json"], env
+            )
         for i in range(args.runs):
             for name, cmd in commands.items():
                 out = f"{tmp}/{i}/{name.split()[0]}/reward.json"
@@ -93,9 +97,14 @@ def main() -> None:
         ours, theirs = medians.values()
         print(f"\nratio (RewardKit 0.2.3 / ours): {theirs / ours:.1f}x")
 
-    probe = "import sys, rewardkit; print(sorted({'litellm', 'pydantic'} & set(sys.modules)))"
-    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
-    print(f"heavy modules loaded by `import rewardkit`: {loaded.stdout.strip()}")
+    probe = "import sys, rewardkit; print('litellm' in sys.modules, len(sys.modules))"
+    pythons = {"rewardkit (ours)": sys.executable}
+    if "RewardKit 0.2.3" in commands:
+        pythons["RewardKit 0.2.3"] = str(Path(args.harbor).parent / "python")
+    for name, python in pythons.items():
+        done = subprocess.run([python, "-c", probe], capture_output=True, text=True, env=env)
+        litellm, modules = done.stdout.split()
+        print(f"`import rewardkit` with {name}: litellm loaded={litellm}, {modules} modules")
 
 
 if __name__ == "__main__":

@@ -35,8 +35,8 @@ def run(
     A criterion that fails is recorded in `reward-details.json` and counts per `on_error`
     (`zero`, `omit` or `fail`); it never stops the other criteria.
 
-    >>> run("examples/hello/tests", workspace="examples/hello/app", output="/tmp/r.json")
-    {'reward': 1.0}
+    >>> run("examples/hello/tests", workspace="examples/hello/app", output="/tmp/rk/reward.json")
+    {'correctness': 1.0, 'structure': 1.0, 'reward': 1.0}
     """
     limits = Limits(
         programmatic=max_concurrent_programmatic, llm=max_concurrent_llm, agent=max_concurrent_agent

@@ -39,10 +39,16 @@ def make_xlsx(path: Path) -> None:
 def make_sqlite(path: Path) -> None:
     path.unlink(missing_ok=True)
     with sqlite3.connect(path) as conn:
-        conn.execute("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT, score REAL, email TEXT)")
+        conn.execute(
+            "CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT, score REAL, email TEXT)"
+        )
         conn.executemany(
             "INSERT INTO users VALUES (?, ?, ?, ?)",
-            [(1, "alice", 10.0, "a@example.com"), (2, "bob", 5.0, "b@example.com"), (3, "carol", 2.5, None)],
+            [
+                (1, "alice", 10.0, "a@example.com"),
+                (2, "bob", 5.0, "b@example.com"),
+                (3, "carol", 2.5, None),
+            ],
         )
     conn.close()
 
