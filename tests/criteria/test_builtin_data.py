@@ -14,13 +14,6 @@ import pytest
 from rewardkit.criteria import data
 
 
-@pytest.fixture
-def ws(tmp_path: Path) -> Path:
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    return workspace
-
-
 def run(crit: str, ws: Path, *args: object, **kwargs: object) -> object:
     return getattr(data, crit).make_check(args, kwargs).evaluate(ws)
 

@@ -46,13 +46,6 @@ ALL_BUILTINS = {
 
 
 @pytest.fixture
-def ws(tmp_path: Path) -> Path:
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    return workspace
-
-
-@pytest.fixture
 def secret(tmp_path: Path) -> Path:
     """A file outside the workspace whose content would make every check pass."""
     target = tmp_path / "outside" / "secret.txt"

@@ -13,13 +13,6 @@ from rewardkit.criteria import images
 Image = pytest.importorskip("PIL.Image")
 
 
-@pytest.fixture
-def ws(tmp_path: Path) -> Path:
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    return workspace
-
-
 def run(crit: str, ws: Path, *args: object) -> object:
     return getattr(images, crit).make_check(args).evaluate(ws)
 

@@ -13,13 +13,6 @@ from rewardkit.criteria import trajectory
 DEFAULT = "/logs/agent/trajectory.json"
 
 
-@pytest.fixture
-def ws(tmp_path: Path) -> Path:
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    return workspace
-
-
 def step(source: str, *tools: str) -> dict[str, Any]:
     calls = [{"function_name": name, "arguments": {}} for name in tools]
     return {"source": source, "message": "...", "tool_calls": calls or None}
