@@ -161,10 +161,10 @@ class Registry:
     def define(self, factory: CriterionFactory) -> None:
         """Add a user factory; a zero-parameter, non-shared one registers itself once."""
         if factory.name in self.builtins:
-            warnings.warn(
+            _warn_at(
+                factory,
                 f"Criterion {factory.name!r} is already defined in rewardkit. Your definition "
                 f"overrides the built-in criterion in this run only.",
-                stacklevel=4,
             )
         self.factories[factory.name] = factory
         self._defined.append(factory.name)
@@ -193,12 +193,20 @@ class Registry:
         for name in self._defined:
             factory = self.factories[name]
             if name not in self._called and not factory.shared and factory.signature.parameters:
-                warnings.warn(
+                _warn_at(
+                    factory,
                     f"Criterion {name!r} was defined with @criterion but never called. "
                     f"Call it explicitly, e.g. rk.{name}(...), or mark it "
                     f"@criterion(shared=True) if it's meant for use from other files.",
-                    stacklevel=3,
                 )
+
+
+def _warn_at(factory: CriterionFactory, message: str) -> None:
+    """Warn with the location of the user's criterion function, not of rewardkit's code."""
+    code = getattr(factory.fn, "__code__", None)
+    filename = code.co_filename if code else "<unknown>"
+    lineno = code.co_firstlineno if code else 0
+    warnings.warn_explicit(message, UserWarning, filename, lineno)
 
 
 _ACTIVE: ContextVar[Registry | None] = ContextVar("rewardkit_registry", default=None)
