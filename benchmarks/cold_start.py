@@ -75,7 +75,7 @@ def main() -> None:
         else:
             print(f"(Harbor RewardKit not found at {args.harbor}; measuring ours only)")
         times: dict[str, list[float]] = {name: [] for name in commands}
-        for name, cmd in commands.items():  # one warm-up each: page cache, .pyc files
+        for cmd in commands.values():  # one warm-up each: page cache, .pyc files
             time_once(
                 [*cmd, str(tests), "--workspace", str(ws), "--output", f"{tmp}/w/r.json"], env
             )

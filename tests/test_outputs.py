@@ -62,6 +62,8 @@ def test_criterion_detail_keys_keep_rewardkit_order(task, tmp_path: Path) -> Non
     rk.run(tests, workspace=ws, output=out)
     detail = json.loads(out.with_name("reward-details.json").read_text())["reward"]
     assert list(detail) == ["score", "criteria", "kind"]
+    assert detail["criteria"][0]["weight"] == 2.0
+    assert isinstance(detail["criteria"][0]["weight"], float)  # as RewardKit writes it
     assert list(detail["criteria"][0]) == [
         "name",
         "value",

@@ -279,7 +279,7 @@ def test_name_clashes(task, files: dict[str, str], origins: str) -> None:
 
 def test_negative_criterion_weight_needs_weighted_sum(task, tmp_path: Path) -> None:
     tests, ws = task({"checks.py": "import rewardkit as rk\nrk.file_exists('f', weight=-1)\n"})
-    assert "checks.py: criterion weights: negative weight -1 needs" in errors_of(tests)
+    assert "checks.py: criterion weights: negative weight -1.0 needs" in errors_of(tests)
     (tests / "reward.toml").write_text("[scoring.checks]\naggregation = 'weighted-sum'\n")
     assert run(tests, ws, tmp_path) == {"reward": 0.0}
 

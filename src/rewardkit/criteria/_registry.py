@@ -89,7 +89,8 @@ class CriterionFactory:
             description=self._describe(arguments),
             fn=self.fn,
             arguments=arguments,
-            weight=weight,
+            # ints become floats as in RewardKit's details; anything else is reported at load
+            weight=float(weight) if type(weight) is int else weight,
             isolated=isolated,
         )
 
