@@ -60,7 +60,7 @@ def test_a_raising_criterion_is_recorded_and_the_rest_are_kept(task, tmp_path: P
     assert by_name["boom"]["value"] == 0.0
     assert by_name["text"]["error"] == (
         "Criterion 'text' returned str, expected bool, int, or float "
-        "(bare or under 'score' in a dict)."
+        "(bare or under 'score' in a dict) (defined in checks.py:8)."
     )
     assert by_name["file_exists:f.txt"]["status"] == "scored"
 

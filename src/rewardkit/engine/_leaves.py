@@ -81,6 +81,8 @@ async def run_leaves(
 def evaluate_check(check: Check, workspace: Path) -> Outcome:
     """Run one programmatic criterion; any failure becomes an `error` outcome."""
     start = time.perf_counter()
+    code = getattr(check.fn, "__code__", None)
+    source = Path(code.co_filename) if code else None
     base = Outcome(
         name=check.name, status="error", weight=check.weight, description=check.description
     )
@@ -89,11 +91,11 @@ def evaluate_check(check: Check, workspace: Path) -> Outcome:
             result = check.evaluate(root)
         scored = score_result(check.name, result)
     except CriterionError as exc:
-        return replace(base, error=str(exc), duration_ms=_ms(start))
-    except (Exception, SystemExit) as exc:  # sys.exit() in a criterion must not end the run
-        source = getattr(getattr(check.fn, "__code__", None), "co_filename", None)
-        error = describe_exception(exc, Path(source) if source else None)
+        where = f" (defined in {source.name}:{code.co_firstlineno})" if source and code else ""
+        error = f"{str(exc).rstrip('.')}{where}."
         return replace(base, error=error, duration_ms=_ms(start))
+    except (Exception, SystemExit) as exc:  # sys.exit() in a criterion must not end the run
+        return replace(base, error=describe_exception(exc, source), duration_ms=_ms(start))
     return replace(
         base,
         status="scored",

@@ -60,13 +60,13 @@ class _Walker:
         config, judges = self._tomls(directory)
         scoring = config.scoring if config else {}
         files = [
-            self._py_leaf(p, path, scoring.get(p.stem, Scoring()))
+            leaf
             for p in _files(directory, "*.py")
+            if (leaf := self._py_leaf(p, path, scoring.get(p.stem, Scoring()))) is not None
         ]
-        files_ = [leaf for leaf in files if leaf is not None]
-        unknown = sorted(set(scoring) - {leaf.name for leaf in files_})
+        unknown = sorted(set(scoring) - {leaf.name for leaf in files})
         if config and unknown:
-            found = ", ".join(repr(leaf.name) for leaf in files_) or "none"
+            found = ", ".join(repr(leaf.name) for leaf in files) or "none"
             self.errors.append(
                 ConfigError(
                     f"unknown programmatic scoring inputs: {', '.join(map(repr, unknown))}. "
@@ -75,7 +75,7 @@ class _Walker:
                     path=config.path,
                 )
             )
-        leaves = files_ + [
+        leaves = files + [
             load_judge(p, data, "/".join((*path, p.stem)), self.errors) for p, data in judges
         ]
         children = [
