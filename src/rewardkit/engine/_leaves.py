@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 
 from rewardkit._errors import CriterionError, describe_exception
@@ -16,6 +16,7 @@ from rewardkit._plan import Leaf, Plan
 from rewardkit.criteria import Check
 from rewardkit.criteria._result import score_result
 from rewardkit.engine._isolation import isolated_view
+from rewardkit.engine._threads import in_threads
 
 __all__ = ["Limits", "run_leaves"]
 
@@ -39,8 +40,6 @@ async def run_leaves(
     """
     leaves = [leaf for plan in plans for leaf in plan.leaves()]
     jobs = [(leaf, check) for leaf in leaves if leaf.load_error is None for check in leaf.checks]
-    workers = limits.programmatic if limits.programmatic > 0 else max(1, len(jobs))
-    loop = asyncio.get_running_loop()
     semaphores = {
         kind: asyncio.Semaphore(n) if n > 0 else None
         for kind, n in (("llm", limits.llm), ("jev", limits.llm), ("agent", limits.agent))
@@ -51,15 +50,13 @@ async def run_leaves(
         async with sem if sem is not None else nullcontext():
             return list(await leaf.judge.evaluate(workspace))
 
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="criterion") as pool:
-        check_futures = [
-            loop.run_in_executor(pool, evaluate_check, check, workspace) for _, check in jobs
-        ]
-        judge_leaves = [leaf for leaf in leaves if leaf.judge is not None]
-        done = await asyncio.gather(
-            asyncio.gather(*check_futures),
-            asyncio.gather(*(judge(leaf) for leaf in judge_leaves)),
-        )
+    judge_leaves = [leaf for leaf in leaves if leaf.judge is not None]
+    done = await asyncio.gather(
+        in_threads(
+            [partial(evaluate_check, check, workspace) for _, check in jobs], limits.programmatic
+        ),
+        asyncio.gather(*(judge(leaf) for leaf in judge_leaves)),
+    )
     outcomes: dict[int, list[Outcome]] = {id(leaf): [] for leaf in leaves}
     for (leaf, _), outcome in zip(jobs, done[0], strict=True):
         outcomes[id(leaf)].append(outcome)
