@@ -3,7 +3,8 @@
 ```
 RewardKitError
 ├── ConfigError(RewardKitError, ValueError)   a tests dir / TOML / eval.yaml is wrong
-│   └── DiscoveryError                        the tests directory's layout is wrong
+│   ├── DiscoveryError                        the tests directory's layout is wrong
+│   └── FormulaError                          a reward formula or `if:` condition is unsafe
 └── CriterionError                            a criterion failed while scoring (kept as data)
 ```
 
@@ -21,6 +22,7 @@ __all__ = [
     "ConfigError",
     "CriterionError",
     "DiscoveryError",
+    "FormulaError",
     "RewardKitError",
     "describe_exception",
     "did_you_mean",
@@ -66,6 +68,31 @@ class DiscoveryError(ConfigError):
     ):
         super().__init__(message, path=path, key=key)
         self.errors = errors or [self]
+
+
+class FormulaError(ConfigError):
+    """An expression (a `reward.formula` or a judge's `if:`) does not compile.
+
+    Raised at load, never while scoring: the message names the construct that is not
+    allowed and where it is, e.g. `'**' is not allowed (line 1, col 7); write x * x instead`.
+
+    Attributes:
+        line: the 1-based line of the expression at fault, when known.
+        col: the 1-based column within that line, when known.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: Path | str | None = None,
+        key: str | None = None,
+        line: int | None = None,
+        col: int | None = None,
+    ):
+        super().__init__(message, path=path, key=key)
+        self.line = line
+        self.col = col
 
 
 def raise_all(errors: list[ConfigError]) -> None:

@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 import asyncio
+import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from rewardkit._errors import ConfigError
-from rewardkit._outcome import ErrorPolicy
+from rewardkit._evaluate import Case, judge_value, score_records
+from rewardkit._outcome import ErrorPolicy, Outcome
+from rewardkit._plan import Plan
+from rewardkit.compose import normalize_value
 from rewardkit.engine import Limits, RunResult, execute_async
-from rewardkit.outputs.harbor import clear_outputs, details, write_outputs
+from rewardkit.outputs.harbor import clear_outputs, criterion_detail, details, write_outputs
+from rewardkit.sources._cases import case_record
+from rewardkit.sources.eval_yaml import EvalSuite, load_suite
 from rewardkit.sources.tests_dir import discover
 
-__all__ = ["run", "run_multi", "verify"]
+__all__ = ["Verdict", "bridge", "run", "run_multi", "verify"]
 
 DEFAULT_WORKSPACE = "/app"
 DEFAULT_OUTPUT = "/logs/verifier/reward.json"
@@ -41,8 +49,8 @@ def run(
     limits = Limits(
         programmatic=max_concurrent_programmatic, llm=max_concurrent_llm, agent=max_concurrent_agent
     )
-    (result,) = verify([tests_dir], workspace, output, limits=limits, on_error=on_error, yolo=yolo)
-    return result.rewards
+    (verdict,) = verify([tests_dir], workspace, output, limits=limits, on_error=on_error, yolo=yolo)
+    return verdict.rewards
 
 
 def run_multi(
@@ -67,6 +75,15 @@ def run_multi(
     return {Path(d).name: r.rewards for d, r in zip(tests_dirs, results, strict=True)}
 
 
+@dataclass(frozen=True)
+class Verdict:
+    """One tests directory's share of the output files."""
+
+    rewards: dict[str, float]
+    detail: dict[str, Any]
+    failures: list[Outcome]
+
+
 def verify(
     tests_dirs: Sequence[str | Path],
     workspace: str | Path,
@@ -75,8 +92,13 @@ def verify(
     limits: Limits = Limits(),
     on_error: ErrorPolicy = "zero",
     yolo: bool = False,
-) -> list[RunResult]:
-    """Discover every directory, run them together, write the outputs; return the results.
+    emit_judges: bool = False,
+) -> list[Verdict]:
+    """Load every directory, run them together, write the outputs; return each one's verdict.
+
+    A tests directory holding an `eval.yaml` is scored as one eval case (the workspace is the
+    case): `reward.json` gets the composed `reward` (plus each judge's normalized value with
+    `emit_judges`), and `reward.txt` the scalar.
 
     Raises:
         ConfigError: before anything runs (stale outputs are removed all the same).
@@ -88,16 +110,68 @@ def verify(
     multi = len(tests_dirs) > 1
     if multi:
         _check_labels(tests_dirs)
-    plans = [discover(d) for d in tests_dirs]
-    results = asyncio.run(execute_async(plans, Path(workspace), limits=limits, on_error=on_error))
+    loaded = [_load(Path(d)) for d in tests_dirs]
+    plans = [item for item in loaded if isinstance(item, Plan)]
+    ran = iter(asyncio.run(execute_async(plans, Path(workspace), limits=limits, on_error=on_error)))
+    verdicts = [
+        _verdict(next(ran))
+        if isinstance(item, Plan)
+        else bridge(item, Path(workspace), limits.programmatic, emit_judges)
+        for item in loaded
+    ]
     rewards: dict[str, float] = {}
     detail: dict[str, object] = {}
-    for directory, result in zip(tests_dirs, results, strict=True):
+    for directory, verdict in zip(tests_dirs, verdicts, strict=True):
         prefix = f"{Path(directory).name}/" if multi else ""
-        rewards.update({prefix + k: v for k, v in result.rewards.items()})
-        detail.update({prefix + k: v for k, v in details(result).items()})
-    write_outputs(out, rewards, detail if any(p.dimensions for p in plans) else None)
-    return results
+        rewards.update({prefix + k: v for k, v in verdict.rewards.items()})
+        detail.update({prefix + k: v for k, v in verdict.detail.items()})
+    bridged = not multi and isinstance(loaded[0], EvalSuite)
+    write_outputs(out, rewards, detail or None, scalar=rewards["reward"] if bridged else None)
+    return verdicts
+
+
+def _load(tests_dir: Path) -> Plan | EvalSuite:
+    if (tests_dir / "eval.yaml").is_file():
+        extra = sorted(p.name for p in tests_dir.glob("*.py")) + sorted(
+            p.name for p in tests_dir.glob("*.toml")
+        )
+        if extra:
+            warnings.warn(
+                f"{tests_dir} holds eval.yaml, so it is scored as one eval case; "
+                f"{', '.join(extra)} are not read as criteria.",
+                stacklevel=3,
+            )
+        return load_suite(tests_dir / "eval.yaml")
+    return discover(tests_dir)
+
+
+def _verdict(result: RunResult) -> Verdict:
+    return Verdict(result.rewards, details(result), result.failures)
+
+
+def bridge(suite: EvalSuite, workspace: Path, max_concurrent: int, emit_judges: bool) -> Verdict:
+    """Score `workspace` as the one case of `suite` (Harbor's verifier for eval.yaml tasks)."""
+    try:
+        case: Case = (workspace.name, case_record(workspace))
+    except ConfigError as exc:
+        case = (workspace.name, exc)
+    (result,) = score_records(suite, [case], max_concurrent=max_concurrent)
+    rewards = {"reward": round(result.reward, 4)}
+    if emit_judges:
+        info = suite.judge_info
+        for outcome in result.outcomes:
+            value = judge_value(outcome).value
+            normalized = normalize_value(outcome.name, value, block=suite.reward, judges=info)
+            if normalized is not None:
+                rewards[outcome.name] = round(normalized, 4)
+    detail = {
+        "reward": {
+            "score": rewards["reward"],
+            "criteria": [criterion_detail(o, "omit") for o in result.outcomes],
+            "kind": "eval",
+        }
+    }
+    return Verdict(rewards, detail, result.failures)
 
 
 def _check_labels(tests_dirs: Sequence[str | Path]) -> None:

@@ -17,4 +17,12 @@ __all__ = ["main"]
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit code (see `rewardkit --help`)."""
     args = sys.argv[1:] if argv is None else argv
+    if args and args[0] == "eval":
+        from rewardkit.cli import eval as evaluate
+
+        return evaluate.main(args[1:])
+    if args and args[0] == "check":
+        from rewardkit.cli import check
+
+        return check.main(args[1:])
     return verify.main(args)

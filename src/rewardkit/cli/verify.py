@@ -100,6 +100,12 @@ def build_parser() -> argparse.ArgumentParser:
         "judge runs (several samples or several agent judges).",
     )
     parser.add_argument(
+        "--emit-judges",
+        action="store_true",
+        help="With an eval.yaml tests dir: also write each judge's normalized value to "
+        "reward.json (under its name), next to the composed `reward`.",
+    )
+    parser.add_argument(
         "--on-error",
         choices=ERROR_POLICIES,
         default=os.environ.get("REWARDKIT_ON_ERROR", "zero"),
@@ -133,6 +139,7 @@ def main(argv: list[str]) -> int:
             limits=limits,
             on_error=args.on_error,
             yolo=args.yolo,
+            emit_judges=args.emit_judges,
         )
     except ConfigError as exc:
         print(f"rewardkit: error: {exc}", file=sys.stderr)

@@ -1,8 +1,9 @@
-"""Judges that are not programmatic: LLM, agent and JEV judges declared in judge TOMLs.
+"""Judges beyond `@criterion` checks: judge TOMLs of a tests dir, and eval.yaml judges.
 
 Discovery already reads judge TOMLs so that layouts, names and weights are right; running
-them arrives with the judges work. Until then each of their criteria is recorded as an
-errored outcome that says so, and every other score of the run is kept.
+LLM, agent and JEV judges arrives with the judges work. Until then each of their criteria is
+recorded as an errored outcome that says so, and every other score of the run is kept.
+eval.yaml code, `check` and `builtin` judges run today (`EvalJudge`).
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from rewardkit._outcome import Outcome
+from rewardkit.judges._eval import EvalJudge, JudgeKind
 
-__all__ = ["JudgeCriterion", "JudgeSpec", "slug"]
+__all__ = ["EvalJudge", "JudgeCriterion", "JudgeKind", "JudgeSpec", "slug"]
 
 AGENTS = ("claude-code", "codex", "fx")
 

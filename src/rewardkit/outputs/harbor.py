@@ -7,18 +7,25 @@ earlier run, so a file on disk always belongs to the latest run.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from rewardkit._outcome import ErrorPolicy, Outcome
 from rewardkit.engine import LeafResult, NodeResult, RunResult
+from rewardkit.outputs._files import atomic_write
 
-__all__ = ["DETAILS_NAME", "clear_outputs", "details", "write_outputs"]
+__all__ = [
+    "DETAILS_NAME",
+    "TXT_NAME",
+    "clear_outputs",
+    "criterion_detail",
+    "details",
+    "write_outputs",
+]
 
 DETAILS_NAME = "reward-details.json"
+TXT_NAME = "reward.txt"
 _OPTIONAL_FIELDS = ("description", "reasoning", "error")
 _FLAG_FIELDS = ("negate", "optional")
 
@@ -29,18 +36,25 @@ def details_path(output: Path) -> Path:
 
 def clear_outputs(output: Path) -> None:
     """Remove `output` and its details file, if an earlier run left them."""
-    for path in (output, details_path(output)):
+    for path in (output, details_path(output), output.with_name(TXT_NAME)):
         path.unlink(missing_ok=True)
 
 
 def write_outputs(
-    output: Path, rewards: Mapping[str, float], detail: Mapping[str, Any] | None
+    output: Path,
+    rewards: Mapping[str, float],
+    detail: Mapping[str, Any] | None,
+    *,
+    scalar: float | None = None,
 ) -> None:
-    """Write `reward.json` (and the details file when `detail` is not None), atomically."""
+    """Write `reward.json`, the details file (unless `detail` is None) and `reward.txt` (when
+    `scalar` is given), each atomically; `reward.json` last."""
     output.parent.mkdir(parents=True, exist_ok=True)
     if detail is not None:
-        _atomic_write(details_path(output), json.dumps(detail, indent=2))
-    _atomic_write(output, json.dumps(dict(rewards), indent=2))
+        atomic_write(details_path(output), json.dumps(detail, indent=2))
+    if scalar is not None:
+        atomic_write(output.with_name(TXT_NAME), f"{scalar}\n")
+    atomic_write(output, json.dumps(dict(rewards), indent=2))
 
 
 def details(result: RunResult) -> dict[str, Any]:
@@ -52,7 +66,7 @@ def _node(node: NodeResult, policy: ErrorPolicy) -> dict[str, Any]:
     if isinstance(node, LeafResult):
         return {
             "score": round(node.score, 4),
-            "criteria": [_criterion(o, policy) for o in node.outcomes],
+            "criteria": [criterion_detail(o, policy) for o in node.outcomes],
             "kind": node.leaf.kind,
         }
     group = node.group
@@ -72,7 +86,7 @@ def _node(node: NodeResult, policy: ErrorPolicy) -> dict[str, Any]:
     return out
 
 
-def _criterion(outcome: Outcome, policy: ErrorPolicy) -> dict[str, Any]:
+def criterion_detail(outcome: Outcome, policy: ErrorPolicy) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if "id" in outcome.extra:
         out["id"] = outcome.extra["id"]
@@ -96,15 +110,3 @@ def _counted_value(outcome: Outcome, policy: ErrorPolicy) -> float | None:
     if outcome.value is not None:
         return round(outcome.value, 4)
     return 0.0 if outcome.failed and policy == "zero" else None
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.chmod(tmp, 0o644)  # mkstemp makes 0600; Harbor may read as another user
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

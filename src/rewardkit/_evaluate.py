@@ -1,0 +1,106 @@
+"""Score eval.yaml cases: every (case, judge) pair concurrently, then one reward per case."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from rewardkit._errors import ConfigError
+from rewardkit._outcome import Outcome
+from rewardkit.compose import JudgeValue, compose_reward
+from rewardkit.engine._threads import in_threads
+from rewardkit.sources._cases import case_record
+from rewardkit.sources.eval_yaml import EvalSuite
+
+__all__ = ["CaseResult", "judge_value", "score_cases", "score_records"]
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """One case: every judge's outcome (in judge order) and the composed reward."""
+
+    case_id: str
+    outcomes: tuple[Outcome, ...]
+    reward: float
+
+    @property
+    def failures(self) -> list[Outcome]:
+        return [o for o in self.outcomes if o.failed]
+
+
+def judge_value(outcome: Outcome) -> JudgeValue:
+    """An outcome as composition sees it: bools stay bools; skips and errors have no value."""
+    value = outcome.raw if isinstance(outcome.raw, bool) else outcome.value
+    return JudgeValue(value=value if outcome.status == "scored" else None, errored=outcome.failed)
+
+
+Case = tuple[str, dict[str, Any] | ConfigError]
+"""A case id and its record, or the error that kept it from being read."""
+
+
+def score_records(
+    suite: EvalSuite,
+    cases: Sequence[Case],
+    *,
+    max_concurrent: int = 8,
+    progress: Callable[[int], None] | None = None,
+) -> list[CaseResult]:
+    """Run every judge on every case record; an unreadable case errors every judge."""
+    calls: list[Callable[[], Outcome]] = []
+    for _, record in cases:
+        for judge in suite.judges:
+            if isinstance(record, ConfigError):
+                calls.append(partial(_unreadable, judge.name, str(record)))
+            else:
+                calls.append(_counted(partial(judge.evaluate, record), progress))
+    outcomes = asyncio.run(in_threads(calls, max_concurrent))
+    width = len(suite.judges)
+    results = []
+    for i, (case_id, _) in enumerate(cases):
+        mine = tuple(outcomes[i * width : (i + 1) * width])
+        values = {o.name: judge_value(o) for o in mine}
+        results.append(
+            CaseResult(case_id, mine, compose_reward(values, suite.reward, suite.judge_info))
+        )
+    return results
+
+
+def score_cases(
+    suite: EvalSuite,
+    case_dirs: Sequence[Path],
+    *,
+    max_concurrent: int = 8,
+    progress: Callable[[int], None] | None = None,
+) -> list[CaseResult]:
+    """Build each case's record, then score it (see `score_records`)."""
+    cases = asyncio.run(in_threads([partial(_read_case, d) for d in case_dirs], max_concurrent))
+    return score_records(suite, cases, max_concurrent=max_concurrent, progress=progress)
+
+
+def _read_case(case_dir: Path) -> Case:
+    try:
+        return case_dir.name, case_record(case_dir)
+    except ConfigError as exc:
+        return case_dir.name, exc
+
+
+def _unreadable(name: str, error: str) -> Outcome:
+    return Outcome(name=name, status="error", error=f"case could not be read: {error}")
+
+
+def _counted(
+    call: Callable[[], Outcome], progress: Callable[[int], None] | None
+) -> Callable[[], Outcome]:
+    if progress is None:
+        return call
+
+    def run() -> Outcome:
+        outcome = call()
+        progress(1)
+        return outcome
+
+    return run

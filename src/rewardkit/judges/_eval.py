@@ -1,0 +1,135 @@
+"""An eval.yaml judge and how it scores one case record.
+
+A judge returns a value, `(value, rationale)`, an object with `.value` (and `.rationale`), or
+an object with `.score` (and `.reason`, like `EvaluateResult`). `None` means it abstained.
+The value must be a bool or a finite number inside the judge's `score_range`; anything else
+is an `error` outcome, never clamped.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from rewardkit._errors import describe_exception
+from rewardkit._outcome import Outcome
+
+__all__ = ["EvalJudge", "JudgeKind", "condition_env"]
+
+JudgeKind = Literal["builtin", "check", "agent", "llm", "code"]
+ScoreRange = tuple[float, float]
+
+
+@dataclass(frozen=True, kw_only=True)
+class EvalJudge:
+    """One entry of an eval.yaml's `judges:` list, validated."""
+
+    name: str
+    kind: JudgeKind
+    where: str
+    """Where it is declared, e.g. `eval.yaml:12`."""
+    fn: Callable[..., Any] | None = field(default=None, repr=False)
+    arguments: Mapping[str, Any] = field(default_factory=dict)
+    condition: Any = None
+    """The compiled `if:` expression, or None."""
+    score_range: ScoreRange | None = None
+    description: str | None = None
+    samples: int = 1
+    feedback_type: str | None = None
+    config: Mapping[str, Any] = field(default_factory=dict)
+    """The LLM / agent fields, kept for the judges that will run them."""
+
+    def evaluate(self, record: Mapping[str, Any]) -> Outcome:
+        """Score one case record; every failure is an outcome, never an exception."""
+        start = time.perf_counter()
+        base = Outcome(name=self.name, status="error", description=self.description)
+        try:
+            if self.condition is not None and not self.condition.evaluate(condition_env(record)):
+                reason = f"Skipped: if: {self.condition.source!r} is false"
+                return replace(base, status="skipped", reasoning=reason, duration_ms=_ms(start))
+        except Exception as exc:
+            error = f"if: {self.condition.source!r} raised {describe_exception(exc)}"
+            return replace(base, error=error, duration_ms=_ms(start))
+        if self.fn is None:
+            error = (
+                f"{self.kind} judges are not available in this version of rewardkit yet; "
+                f"the judge is recorded as an error"
+            )
+            return replace(base, error=error, duration_ms=_ms(start))
+        try:
+            result = self._call(record)
+        except (Exception, SystemExit) as exc:
+            source = getattr(getattr(self.fn, "__code__", None), "co_filename", None)
+            error = describe_exception(exc, Path(source) if source else None)
+            return replace(base, error=error, duration_ms=_ms(start))
+        value, rationale = _unpack(result)
+        value = _plain(value)
+        raw = value if value is None or isinstance(value, bool | int | float | str) else repr(value)
+        base = replace(base, reasoning=rationale or None, raw=raw)
+        if value is None:
+            return replace(base, status="skipped", duration_ms=_ms(start))
+        problem = self._problem(value)
+        if problem:
+            return replace(base, error=problem, duration_ms=_ms(start))
+        return replace(base, status="scored", value=float(value), duration_ms=_ms(start))
+
+    def _call(self, record: Mapping[str, Any]) -> Any:
+        assert self.fn is not None
+        if self.kind == "code":
+            return self.fn(outputs=record, **self.arguments)
+        if self.kind == "check":
+            return self.fn(record, dict(self.arguments))
+        return self.fn(record, **self.arguments)
+
+    def _problem(self, value: object) -> str | None:
+        if isinstance(value, bool):
+            return None
+        if not isinstance(value, int | float):
+            return (
+                f"judge {self.name!r} returned {type(value).__name__}; expected a bool or a "
+                f"number (optionally as (value, rationale))"
+            )
+        number = float(value)
+        if not math.isfinite(number):
+            return f"judge {self.name!r} returned {number!r}; values must be finite"
+        if self.score_range is not None:
+            lo, hi = self.score_range
+            if not lo <= number <= hi:
+                return (
+                    f"judge {self.name!r} returned {number:g}, outside its score_range "
+                    f"[{lo:g}, {hi:g}] (values are never clamped)"
+                )
+        return None
+
+
+def condition_env(record: Mapping[str, Any]) -> dict[str, object]:
+    """The names an `if:` condition sees: `outputs` (the record) and `annotations`."""
+    return {"outputs": record, "annotations": record.get("annotations") or {}}
+
+
+def _unpack(result: Any) -> tuple[Any, str]:
+    if isinstance(result, tuple) and len(result) == 2:
+        return result[0], str(result[1] or "")
+    if hasattr(result, "value") and not isinstance(result, numbers.Number):
+        return result.value, str(getattr(result, "rationale", "") or "")
+    if hasattr(result, "score") and not isinstance(result, numbers.Number):
+        return result.score, str(getattr(result, "reason", "") or "")
+    return result, ""
+
+
+def _plain(value: Any) -> Any:
+    """numpy scalars → Python bool / float; anything else unchanged."""
+    if type(value).__name__ == "bool_":
+        return bool(value)
+    if isinstance(value, numbers.Real) and not isinstance(value, bool | int | float):
+        return float(value)
+    return value
+
+
+def _ms(start: float) -> float:
+    return round((time.perf_counter() - start) * 1000, 3)

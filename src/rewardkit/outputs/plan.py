@@ -1,0 +1,108 @@
+"""Human-readable plans for `rewardkit check`: what each reward key will compute."""
+
+from __future__ import annotations
+
+from rewardkit._plan import Group, Leaf, Node, Plan, Scoring
+from rewardkit.sources.eval_yaml import EvalSuite
+
+__all__ = ["describe_plan", "describe_suite"]
+
+
+def describe_plan(plan: Plan) -> str:
+    """Every key of `reward.json`, the tree behind it, and each criterion with its weight."""
+    first = plan.dimensions[0][1] if plan.dimensions else None
+    layout = "flat" if isinstance(first, Group) and first.qualname == "" else "nested"
+    lines = [f"tests dir {plan.tests_dir} ({layout} layout)", "reward.json keys:"]
+    if not plan.dimensions:
+        lines.append("  (none: nothing to score)")
+    for name, node in plan.dimensions:
+        lines.append(f"  {name}: {_node_line(node)}")
+        lines.extend(_tree(node, "    "))
+    for extra in plan.extras:
+        parts = ", ".join(
+            f"{n.name} (w={extra.weights.get(n.name, n.weight):g})" for n in plan.inputs
+        )
+        lines.append(f"  {extra.name}: [[reward]] {_scoring(extra.scoring)} over {parts}")
+    return "\n".join(lines)
+
+
+def _node_line(node: Node) -> str:
+    if isinstance(node, Leaf):
+        return f"{node.source.name} ({node.kind}, {_scoring(node.scoring)})"
+    spec = "[[reward]] " if node.explicit else ""
+    return f"group {spec}{_scoring(node.scoring)} of {len(node.inputs)} input(s)"
+
+
+def _tree(node: Node, indent: str) -> list[str]:
+    if isinstance(node, Leaf):
+        if node.load_error:
+            return [f"{indent}! {node.load_error}"]
+        if node.checks:
+            return [
+                f"{indent}- {c.name} (w={c.weight:g}){' isolated' if c.isolated else ''}"
+                for c in node.checks
+            ]
+        criteria = getattr(node.judge, "criteria", ())
+        return [f"{indent}- {c.name} (w={c.weight:g}, {node.kind} judge)" for c in criteria]
+    lines = []
+    for child in node.inputs:
+        lines.append(f"{indent}{child.name} (w={node.weight_of(child):g}): {_node_line(child)}")
+        lines.extend(_tree(child, indent + "  "))
+    return lines
+
+
+def _scoring(scoring: Scoring) -> str:
+    if scoring.mode == "threshold":
+        return f"threshold >= {scoring.threshold:g}"
+    return scoring.aggregation
+
+
+def describe_suite(suite: EvalSuite) -> str:
+    """The reward composition and each judge with its kind, range and normalization."""
+    block = suite.reward
+    lines = [f"eval.yaml {suite.path}", f"reward: {_reward_line(suite)}", "judges:"]
+    if not suite.judges:
+        lines.append("  (none)")
+    for judge in suite.judges:
+        lo_hi = (
+            f"[{judge.score_range[0]:g}, {judge.score_range[1]:g}]" if judge.score_range else None
+        )
+        if block is not None and judge.name in block.raw:
+            how = "numbers clamped to [0, 1] (raw)"
+        elif block is not None and block.judge == judge.name and not block.normalize:
+            how = "numbers clamped to [0, 1] (single judge, normalize: false)"
+        elif lo_hi:
+            how = f"numbers normalized from {lo_hi}"
+        elif block is not None and block.score_range is not None:
+            lo, hi = block.score_range
+            how = f"numbers normalized from [{lo:g}, {hi:g}] (deprecated reward.score_range)"
+        else:
+            how = "numbers normalized from [1, 5] (no score_range)"
+        condition = f", if: {judge.condition.source}" if judge.condition is not None else ""
+        where = f" ({judge.where})"
+        ran = (
+            ""
+            if judge.fn is not None or judge.kind not in ("llm", "agent")
+            else " [not runnable yet]"
+        )
+        lines.append(f"  {judge.name}: {judge.kind}{ran}{where}; bool -> 1/0, {how}{condition}")
+    for name, limits in suite.thresholds.items():
+        shown = ", ".join(f"{k} {v:g}" for k, v in limits.items())
+        lines.append(f"threshold {name}: {shown}")
+    return "\n".join(lines)
+
+
+def _reward_line(suite: EvalSuite) -> str:
+    block = suite.reward
+    if block is None:
+        return (
+            "default composition (any false bool gates to 0; mean of normalized numeric "
+            "judges; 1.0 when only gates passed)"
+        )
+    gate = "gate on" if block.gate else "gate off"
+    if block.judge is not None:
+        return f"single judge {block.judge!r} (normalize: {str(block.normalize).lower()}, {gate})"
+    if block.formula == "weighted":
+        weights = ", ".join(f"{k}={v:g}" for k, v in block.weights.items()) or "none (always 0.0)"
+        return f"weighted mean of {weights} ({gate}), clamped to [0, 1]"
+    return f"formula {block.formula!r} ({gate}), clamped to [0, 1]"
