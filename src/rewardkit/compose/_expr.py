@@ -256,7 +256,13 @@ class _Compiler:
             self.reject(node, repr(banned[0]), banned[1])
         left, right = self.expr(node.left), self.expr(node.right)
         constant = node.left.value if isinstance(node.left, ast.Constant) else None
-        return _binop(type(node.op), left, right, type(constant) is float)
+        if type(constant) is float and isinstance(node.op, ast.Mult | ast.Add):
+            # float * x and float + x can neither repeat a sequence nor grow an int: no guard,
+            # and the literal is captured rather than called (the common `0.3 * quality`)
+            if isinstance(node.op, ast.Mult):
+                return lambda s: constant * right(s)
+            return lambda s: constant + right(s)
+        return _binop(type(node.op), left, right)
 
     def visit_BoolOp(self, node: ast.BoolOp) -> _Fn:
         *firsts, last = [self.expr(v) for v in node.values]
@@ -286,6 +292,9 @@ class _Compiler:
         first, *rest = [self.expr(o) for o in operands]
         if len(pairs) == 1:
             compare, second = pairs[0], rest[0]
+            if isinstance(node.comparators[0], ast.Constant):  # `a > 0.5`: capture the literal
+                literal = node.comparators[0].value
+                return lambda s: compare(first(s), literal)
             return lambda s: compare(first(s), second(s))
         chain = list(zip(pairs, rest, strict=True))
 
@@ -385,7 +394,7 @@ def _call(target: Callable[..., Any], args: Sequence[_Fn]) -> _Fn:
     return lambda s: target(*[fn(s) for fn in args])
 
 
-def _binop(op: type[ast.operator], left: _Fn, right: _Fn, float_left: bool) -> _Fn:
+def _binop(op: type[ast.operator], left: _Fn, right: _Fn) -> _Fn:
     """The closure for one arithmetic operator; `+ * %` guard against runaway sizes."""
     if op is ast.Sub:
         return lambda s: left(s) - right(s)
@@ -395,10 +404,6 @@ def _binop(op: type[ast.operator], left: _Fn, right: _Fn, float_left: bool) -> _
         return lambda s: left(s) // right(s)
     if op is ast.Mod:
         return lambda s: _mod(left(s), right(s))
-    if float_left:  # float * x and float + x can neither repeat a sequence nor grow an int
-        if op is ast.Mult:
-            return lambda s: left(s) * right(s)
-        return lambda s: left(s) + right(s)
     if op is ast.Mult:
         return lambda s: _mul(left(s), right(s))
 
