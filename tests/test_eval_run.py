@@ -8,7 +8,6 @@ import sys
 import textwrap
 from pathlib import Path
 
-import pytest
 import yaml
 
 from rewardkit._evaluate import score_cases
@@ -98,8 +97,10 @@ def test_return_forms(tmp_path: Path) -> None:
     got = outcomes(path)
     assert got["plain"] == {"status": "scored", "value": 0.5, "raw": 0.5, "why": None}
     assert got["pair"] == {"status": "scored", "value": 1.0, "raw": True, "why": "looked for hello"}
-    assert got["feedback"]["value"] == 4.0 and got["feedback"]["why"] == "mlflow-style"
-    assert got["evaluated"]["value"] == 0.25 and got["evaluated"]["why"] == "reward-kit-style"
+    assert got["feedback"]["value"] == 4.0
+    assert got["feedback"]["why"] == "mlflow-style"
+    assert got["evaluated"]["value"] == 0.25
+    assert got["evaluated"]["why"] == "reward-kit-style"
     assert got["abstain"]["status"] == "skipped"
 
 
@@ -274,7 +275,8 @@ def test_check_prints_the_plan(tmp_path: Path) -> None:
     done = cli("check", EXAMPLE / "eval.yaml")
     assert done.returncode == 0, done.stderr
     assert "reward: formula" in done.stdout
-    assert "shows_work: code" in done.stdout and "normalized from [1, 5]" in done.stdout
+    assert "shows_work: code" in done.stdout
+    assert "normalized from [1, 5]" in done.stdout
     hello = Path(__file__).parents[1] / "examples" / "hello" / "tests"
     done = cli("check", hello)
     assert done.returncode == 0, done.stderr
