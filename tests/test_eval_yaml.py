@@ -141,6 +141,10 @@ def test_unknown_keys_warn_with_a_suggestion(tmp_path: Path) -> None:
         ("judges:\n  - {name: a, check: 'return 1'}\nreward: {formula: 'a ** 2'}\n", "**"),
         ("judges:\n  - {name: a, check: 'return 1'}\nreward: {formula: 'a + qualty'}\n", "qualty"),
         ("[1, 2]\n", "must be a mapping"),
+        ("judges:\n  - {name: a, check: 'return 1'}\nreward: {weights: {b: 1}}\n", "'b'"),
+        ("judges:\n  - {name: a, prompt_file: nope.md}\n", "prompt_file: file not found"),
+        ("judges:\n  - {name: a, prompt: 3}\n", "prompt: must be a string"),
+        ("judges:\n  - {name: a, agent: yes, prompt: x}\n", "agent: must be a mapping"),
     ],
 )
 def test_errors_name_eval_yaml_and_the_fix(tmp_path: Path, text: str, message: str) -> None:

@@ -110,7 +110,25 @@ def _resolve(
         return _check(item["check"], problems)
     if kind == "code":
         return _code(item.get("module"), item.get("function"), path, problems)
+    _llm_fields(item, path, problems)
     return None  # llm and agent judges run with the judges work
+
+
+def _llm_fields(item: Mapping[str, Any], path: Path, problems: _Problems) -> None:
+    """Validate the LLM / agent fields now, so a typo fails at load, not when they run."""
+    for key in ("llm_rubric", "prompt", "model", "context"):
+        if key in item and not isinstance(item[key], str):
+            problems.add(f"must be a string (got {item[key]!r})", key)
+    if "prompt_file" in item:
+        target = item["prompt_file"]
+        if not isinstance(target, str) or not (path.parent / target).is_file():
+            problems.add(
+                f"file not found (got {target!r}, relative to {path.parent})", "prompt_file"
+            )
+    if "agent" in item and not isinstance(item["agent"], dict):
+        problems.add(
+            f"must be a mapping, e.g. {{runner: claude-code}} (got {item['agent']!r})", "agent"
+        )
 
 
 def _builtin(
