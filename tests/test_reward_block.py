@@ -379,7 +379,7 @@ def test_allowed_calls_and_operators(formula: str, expected: float) -> None:
     ],
 )
 def test_banned_constructs(formula: str, fragment: str) -> None:
-    with pytest.raises(FormulaError, match=None) as info:
+    with pytest.raises(FormulaError) as info:
         parse_reward_block({"formula": formula}, JUDGES)
     assert fragment in str(info.value)
 

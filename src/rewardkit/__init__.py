@@ -8,7 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from rewardkit._errors import ConfigError, CriterionError, DiscoveryError, RewardKitError
+from rewardkit._errors import (
+    ConfigError,
+    CriterionError,
+    DiscoveryError,
+    FormulaError,
+    RewardKitError,
+)
 from rewardkit._outcome import Outcome
 from rewardkit._verifier import run, run_multi
 from rewardkit.criteria import Check, criterion
@@ -22,6 +28,7 @@ __all__ = [
     "ConfigError",
     "CriterionError",
     "DiscoveryError",
+    "FormulaError",
     "Outcome",
     "RewardKitError",
     "compare",

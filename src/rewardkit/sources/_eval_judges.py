@@ -204,9 +204,15 @@ def _condition(text: Any, problems: _Problems) -> Any:
         problems.add(f"must be an expression string (got {text!r})", "if")
         return None
     try:
-        return compile_expression(text, dialect="condition", names=("outputs", "annotations"))
+        return compile_expression(
+            text,
+            dialect="condition",
+            names=("outputs", "annotations"),
+            key=f"{problems.key}.if",
+            path=str(problems.path),
+        )
     except ConfigError as exc:
-        problems.add(str(exc), "if")
+        problems.errors.append(exc)
         return None
 
 
