@@ -17,9 +17,8 @@ from rewardkit.compose._reward import (
     ScoreRange,
     compose_reward,
     normalize_value,
-    parse_reward_block,
-    parse_score_range,
 )
+from rewardkit.compose._reward_block import parse_reward_block, parse_score_range
 
 __all__ = [
     "DEFAULT_RANGE",
