@@ -11,12 +11,13 @@ from typing import Any
 
 from rewardkit._errors import ConfigError
 from rewardkit._outcome import Outcome
-from rewardkit.compose import JudgeValue, compose_reward
+from rewardkit.compose import JudgeValue, compose_reward, normalize_value
 from rewardkit.engine._threads import in_threads
+from rewardkit.outputs.harbor import criterion_detail
 from rewardkit.sources._cases import case_record
 from rewardkit.sources.eval_yaml import EvalSuite
 
-__all__ = ["CaseResult", "judge_value", "score_cases", "score_records"]
+__all__ = ["CaseResult", "bridge", "judge_value", "score_cases", "score_records"]
 
 
 @dataclass(frozen=True)
@@ -104,3 +105,33 @@ def _counted(
         return outcome
 
     return run
+
+
+def bridge(
+    suite: EvalSuite, workspace: Path, max_concurrent: int, emit_judges: bool
+) -> tuple[dict[str, float], dict[str, Any], list[Outcome]]:
+    """Score `workspace` as the one case of `suite` (Harbor's verifier for eval.yaml tasks).
+
+    Returns the `reward.json` keys, the details and the failed outcomes.
+    """
+    try:
+        case: Case = (workspace.name, case_record(workspace))
+    except ConfigError as exc:
+        case = (workspace.name, exc)
+    (result,) = score_records(suite, [case], max_concurrent=max_concurrent)
+    rewards = {"reward": round(result.reward, 4)}
+    if emit_judges:
+        info = suite.judge_info
+        for outcome in result.outcomes:
+            value = judge_value(outcome).value
+            normalized = normalize_value(outcome.name, value, block=suite.reward, judges=info)
+            if normalized is not None:
+                rewards[outcome.name] = round(normalized, 4)
+    detail = {
+        "reward": {
+            "score": rewards["reward"],
+            "criteria": [criterion_detail(o, "omit") for o in result.outcomes],
+            "kind": "eval",
+        }
+    }
+    return rewards, detail, result.failures

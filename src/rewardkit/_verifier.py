@@ -7,20 +7,19 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rewardkit._errors import ConfigError
-from rewardkit._evaluate import Case, judge_value, score_records
 from rewardkit._outcome import ErrorPolicy, Outcome
 from rewardkit._plan import Plan
-from rewardkit.compose import normalize_value
 from rewardkit.engine import Limits, RunResult, execute_async
-from rewardkit.outputs.harbor import clear_outputs, criterion_detail, details, write_outputs
-from rewardkit.sources._cases import case_record
-from rewardkit.sources.eval_yaml import EvalSuite, load_suite
+from rewardkit.outputs.harbor import clear_outputs, details, write_outputs
 from rewardkit.sources.tests_dir import discover
 
-__all__ = ["Verdict", "bridge", "run", "run_multi", "verify"]
+if TYPE_CHECKING:
+    from rewardkit.sources.eval_yaml import EvalSuite
+
+__all__ = ["Verdict", "run", "run_multi", "verify"]
 
 DEFAULT_WORKSPACE = "/app"
 DEFAULT_OUTPUT = "/logs/verifier/reward.json"
@@ -116,7 +115,7 @@ def verify(
     verdicts = [
         _verdict(next(ran))
         if isinstance(item, Plan)
-        else bridge(item, Path(workspace), limits.programmatic, emit_judges)
+        else _bridge(item, Path(workspace), limits.programmatic, emit_judges)
         for item in loaded
     ]
     rewards: dict[str, float] = {}
@@ -125,13 +124,15 @@ def verify(
         prefix = f"{Path(directory).name}/" if multi else ""
         rewards.update({prefix + k: v for k, v in verdict.rewards.items()})
         detail.update({prefix + k: v for k, v in verdict.detail.items()})
-    bridged = not multi and isinstance(loaded[0], EvalSuite)
+    bridged = not multi and not isinstance(loaded[0], Plan)
     write_outputs(out, rewards, detail or None, scalar=rewards["reward"] if bridged else None)
     return verdicts
 
 
 def _load(tests_dir: Path) -> Plan | EvalSuite:
     if (tests_dir / "eval.yaml").is_file():
+        from rewardkit.sources.eval_yaml import load_suite
+
         extra = sorted(p.name for p in tests_dir.glob("*.py")) + sorted(
             p.name for p in tests_dir.glob("*.toml")
         )
@@ -149,29 +150,11 @@ def _verdict(result: RunResult) -> Verdict:
     return Verdict(result.rewards, details(result), result.failures)
 
 
-def bridge(suite: EvalSuite, workspace: Path, max_concurrent: int, emit_judges: bool) -> Verdict:
-    """Score `workspace` as the one case of `suite` (Harbor's verifier for eval.yaml tasks)."""
-    try:
-        case: Case = (workspace.name, case_record(workspace))
-    except ConfigError as exc:
-        case = (workspace.name, exc)
-    (result,) = score_records(suite, [case], max_concurrent=max_concurrent)
-    rewards = {"reward": round(result.reward, 4)}
-    if emit_judges:
-        info = suite.judge_info
-        for outcome in result.outcomes:
-            value = judge_value(outcome).value
-            normalized = normalize_value(outcome.name, value, block=suite.reward, judges=info)
-            if normalized is not None:
-                rewards[outcome.name] = round(normalized, 4)
-    detail = {
-        "reward": {
-            "score": rewards["reward"],
-            "criteria": [criterion_detail(o, "omit") for o in result.outcomes],
-            "kind": "eval",
-        }
-    }
-    return Verdict(rewards, detail, result.failures)
+def _bridge(suite: EvalSuite, workspace: Path, max_concurrent: int, emit_judges: bool) -> Verdict:
+    from rewardkit._evaluate import bridge
+
+    rewards, detail, failures = bridge(suite, workspace, max_concurrent, emit_judges)
+    return Verdict(rewards, detail, failures)
 
 
 def _check_labels(tests_dirs: Sequence[str | Path]) -> None:

@@ -1,5 +1,7 @@
 """Composition: how outcomes become one number. Pure (no I/O, no asyncio)."""
 
+from typing import TYPE_CHECKING, Any
+
 from rewardkit.compose._aggregate import (
     MODES,
     Component,
@@ -8,17 +10,45 @@ from rewardkit.compose._aggregate import (
     check_weights,
     parse_mode,
 )
-from rewardkit.compose._expr import Dialect, Expression, compile_expression
-from rewardkit.compose._reward import (
-    DEFAULT_RANGE,
-    JudgeInfo,
-    JudgeValue,
-    RewardBlock,
-    ScoreRange,
-    compose_reward,
-    normalize_value,
-)
-from rewardkit.compose._reward_block import parse_reward_block, parse_score_range
+
+if TYPE_CHECKING:
+    from rewardkit.compose._expr import Dialect, Expression, compile_expression
+    from rewardkit.compose._reward import (
+        DEFAULT_RANGE,
+        JudgeInfo,
+        JudgeValue,
+        RewardBlock,
+        ScoreRange,
+        compose_reward,
+        normalize_value,
+    )
+    from rewardkit.compose._reward_block import parse_reward_block, parse_score_range
+
+# The reward block and its expression language load on first use: a tests-dir run needs
+# only the aggregation modes, and its start-up time is a feature.
+_LAZY = {
+    "Dialect": "_expr",
+    "Expression": "_expr",
+    "compile_expression": "_expr",
+    "DEFAULT_RANGE": "_reward",
+    "JudgeInfo": "_reward",
+    "JudgeValue": "_reward",
+    "RewardBlock": "_reward",
+    "ScoreRange": "_reward",
+    "compose_reward": "_reward",
+    "normalize_value": "_reward",
+    "parse_reward_block": "_reward_block",
+    "parse_score_range": "_reward_block",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'rewardkit.compose' has no attribute {name!r}")
+    from importlib import import_module
+
+    return getattr(import_module(f"rewardkit.compose.{_LAZY[name]}"), name)
+
 
 __all__ = [
     "DEFAULT_RANGE",
