@@ -49,10 +49,23 @@ def score_result(name: str, result: Any) -> Scored:
             )
         raw = int(result) if isinstance(result, numbers.Integral) else value
         return Scored(value, raw)
+    if hasattr(result, "score"):  # an EvaluateResult / MetricResult from a reward function
+        return _from_evaluation(name, result)
     raise CriterionError(
         f"Criterion {name!r} returned {type(result).__name__}, expected bool, int, or float "
         f"(bare or under 'score' in a dict)."
     )
+
+
+def _from_evaluation(name: str, result: Any) -> Scored:
+    error = getattr(result, "error", None)
+    if error or getattr(result, "is_score_valid", True) is False:
+        raise CriterionError(
+            f"Criterion {name!r}: the reward function reported {error or 'an invalid score'}."
+        )
+    scored = score_result(name, result.score)
+    reason = getattr(result, "reason", None)
+    return Scored(scored.value, scored.raw, reasoning=str(reason) if reason else None)
 
 
 def _is_bool(result: Any) -> bool:

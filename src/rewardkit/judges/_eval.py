@@ -8,6 +8,8 @@ is an `error` outcome, never clamped.
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import math
 import numbers
 import time
@@ -19,7 +21,7 @@ from typing import Any, Literal
 from rewardkit._errors import describe_exception
 from rewardkit._outcome import Outcome
 
-__all__ = ["EvalJudge", "JudgeKind", "condition_env"]
+__all__ = ["EvalJudge", "JudgeKind", "condition_env", "ground_truth_of", "messages_of"]
 
 JudgeKind = Literal["builtin", "check", "agent", "llm", "code"]
 ScoreRange = tuple[float, float]
@@ -64,9 +66,19 @@ class EvalJudge:
         try:
             result = self._call(record)
         except (Exception, SystemExit) as exc:
-            source = getattr(getattr(self.fn, "__code__", None), "co_filename", None)
-            error = describe_exception(exc, Path(source) if source else None)
+            code = getattr(inspect.unwrap(self.fn), "__code__", None)
+            error = describe_exception(exc, Path(code.co_filename) if code else None)
             return replace(base, error=error, duration_ms=_ms(start))
+        if getattr(result, "metrics", None):
+            base = replace(base, extra={"metrics": _metrics(result.metrics)})
+        failure = getattr(result, "error", None) or (
+            getattr(result, "is_score_valid", True) is False
+        )
+        if failure and not isinstance(result, numbers.Number):
+            error = str(failure) if isinstance(failure, str) else "the result is marked invalid"
+            return replace(
+                base, error=f"judge {self.name!r} reported: {error}", duration_ms=_ms(start)
+            )
         value, rationale = _unpack(result)
         value = _plain(value)
         raw = value if value is None or isinstance(value, bool | int | float | str) else repr(value)
@@ -80,11 +92,18 @@ class EvalJudge:
 
     def _call(self, record: Mapping[str, Any]) -> Any:
         assert self.fn is not None
-        if self.kind == "code":
-            return self.fn(outputs=record, **self.arguments)
         if self.kind == "check":
             return self.fn(record, dict(self.arguments))
-        return self.fn(record, **self.arguments)
+        if self.kind != "code":
+            return self.fn(record, **self.arguments)
+        if getattr(self.fn, "__reward_function__", False):
+            result = self.fn(
+                messages=messages_of(record), ground_truth=ground_truth_of(record), **self.arguments
+            )
+        else:
+            result = self.fn(outputs=record, **self.arguments)
+        # An `async def` judge runs to completion on this worker thread's own event loop.
+        return asyncio.run(result) if inspect.iscoroutine(result) else result
 
     def _problem(self, value: object) -> str | None:
         if isinstance(value, bool):
@@ -105,6 +124,34 @@ class EvalJudge:
                     f"[{lo:g}, {hi:g}] (values are never clamped)"
                 )
         return None
+
+
+def messages_of(record: Mapping[str, Any]) -> list[Any]:
+    """The case's conversation, for `@reward_function` judges."""
+    for source in (record.get("conversation"), (record.get("inputs") or {}).get("messages")):
+        if isinstance(source, list):
+            return source
+    raise ValueError(
+        "this judge is a @reward_function and needs the case's messages: add "
+        "conversation.json (a list of {role, content}) to the case, or `messages:` to input.yaml"
+    )
+
+
+def ground_truth_of(record: Mapping[str, Any]) -> Any:
+    """`ground_truth` from the case's annotations (else its `expected` annotation)."""
+    annotations = record.get("annotations") or {}
+    return annotations.get("ground_truth", annotations.get("expected"))
+
+
+def _metrics(metrics: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Per-metric results as plain dicts, whether given as objects or as dicts."""
+    fields = ("score", "reason", "success")
+    return {
+        str(name): {
+            k: (m.get(k) if isinstance(m, Mapping) else getattr(m, k, None)) for k in fields
+        }
+        for name, m in metrics.items()
+    }
 
 
 def condition_env(record: Mapping[str, Any]) -> dict[str, object]:

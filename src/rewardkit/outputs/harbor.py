@@ -100,6 +100,8 @@ def criterion_detail(outcome: Outcome, policy: ErrorPolicy) -> dict[str, Any]:
         out["confidence"] = outcome.confidence
     if outcome.model is not None:
         out["model"] = outcome.model
+    if "metrics" in outcome.extra:
+        out["metrics"] = outcome.extra["metrics"]
     out["status"] = outcome.status
     out["duration_ms"] = outcome.duration_ms
     return out

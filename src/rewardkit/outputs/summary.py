@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from rewardkit._evaluate import CaseResult
+from rewardkit._outcome import Outcome
 from rewardkit.outputs._files import atomic_write
 from rewardkit.sources.eval_yaml import EvalSuite
 
@@ -41,23 +42,23 @@ def summarize(suite: EvalSuite, results: Sequence[CaseResult]) -> dict[str, Any]
     per_case = {
         r.case_id: {
             "reward": round(r.reward, 4),
-            "judges": {
-                o.name: _case_judge(o.raw, o.status, o.reasoning, o.error) for o in r.outcomes
-            },
+            "judges": {o.name: _case_judge(o) for o in r.outcomes},
         }
         for r in results
     }
     return {"judges": judges, "per_case": per_case}
 
 
-def _case_judge(raw: Any, status: str, rationale: str | None, error: str | None) -> dict[str, Any]:
-    entry = {
-        "value": raw if status == "scored" else None,
-        "status": status,
-        "rationale": rationale or "",
+def _case_judge(outcome: Outcome) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "value": outcome.raw if outcome.status == "scored" else None,
+        "status": outcome.status,
+        "rationale": outcome.reasoning or "",
     }
-    if error:
-        entry["error"] = error
+    if outcome.error:
+        entry["error"] = outcome.error
+    if "metrics" in outcome.extra:
+        entry["metrics"] = outcome.extra["metrics"]
     return entry
 
 

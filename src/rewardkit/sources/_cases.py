@@ -5,7 +5,8 @@ produced. The record has `case_id`, `case_path`, `inputs`, `annotations`, `files
 (`{relpath: text}`, binaries as a stub), `stdout`/`stderr` (from `stdout.log`/`stderr.log`),
 `annotation_<key>_content` for annotations that name a file, and, when the run left them in
 `run_result.json` / `tool_calls.json`, `exit_code`, `cost_usd`, `num_turns`, `duration_s`,
-`token_usage`, `tool_calls`. Case content is untrusted: nothing outside the case directory is
+`token_usage`, `tool_calls`, and `conversation` (a list of messages) from `conversation.json`
+or `messages.json`. Case content is untrusted: nothing outside the case directory is
 read (symlinks that leave it are skipped), and sizes are capped.
 """
 
@@ -61,6 +62,11 @@ def case_record(case_dir: Path, case_id: str | None = None) -> dict[str, Any]:
     metrics = _json(case_dir, "run_result.json")
     if isinstance(metrics, dict):
         record.update({k: metrics[k] for k in _METRICS if k in metrics})
+    for name in ("conversation.json", "messages.json"):
+        conversation = _json(case_dir, name)
+        if isinstance(conversation, list):
+            record["conversation"] = conversation
+            break
     tool_calls = _json(case_dir, "tool_calls.json")
     if isinstance(tool_calls, list):
         record["tool_calls"] = tool_calls
