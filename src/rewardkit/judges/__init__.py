@@ -1,70 +1,92 @@
 """Judges beyond `@criterion` checks: judge TOMLs of a tests dir, and eval.yaml judges.
 
-Discovery already reads judge TOMLs so that layouts, names and weights are right; running
-LLM, agent and JEV judges arrives with the judges work. Until then each of their criteria is
-recorded as an errored outcome that says so, and every other score of the run is kept.
-eval.yaml code, `check` and `builtin` judges run today (`EvalJudge`).
+A judge TOML loads into a `JudgeDefinition` (`load_definition`); `plan_requests` /
+`build_request` turn it into chat requests, and `parse_reply` / `combine_samples` read the
+replies back into per-criterion `Verdict`s. Sending the requests arrives with the LLM
+transport: until then `TomlJudge.evaluate` records each criterion as an errored outcome
+that says so, and every other score of the run is kept. eval.yaml code, `check` and
+`builtin` judges run today (`EvalJudge`).
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
-
-from rewardkit._outcome import Outcome
+from rewardkit.judges._config import EFFORTS, judge_kind, load_definition
+from rewardkit.judges._definition import (
+    AGENTS,
+    DEFAULT_JUDGE,
+    GUARD_NAME,
+    CriterionDef,
+    JudgeDefinition,
+    McpServer,
+    guard_criterion,
+    slug,
+)
 from rewardkit.judges._eval import EvalJudge, JudgeKind
+from rewardkit.judges._inputs import MAX_BYTES, Block, path_blocks, paths_blocks, text_block
+from rewardkit.judges._parse import (
+    ReplyError,
+    Verdict,
+    combine_samples,
+    extract_json,
+    guard_detail,
+    guarded_score,
+    parse_reply,
+    score,
+)
+from rewardkit.judges._prompt import (
+    JudgeRequest,
+    build_request,
+    criteria_block,
+    fence,
+    plan_requests,
+    response_schema,
+    system_prompt,
+    user_content,
+)
+from rewardkit.judges._toml_judge import TomlJudge, criterion_extra, verdict_outcome
+from rewardkit.judges.formats import Binary, Format, Likert, Numeric, Rubric
 
-__all__ = ["EvalJudge", "JudgeCriterion", "JudgeKind", "JudgeSpec", "slug"]
-
-AGENTS = ("claude-code", "codex", "fx")
-
-
-def slug(description: str) -> str:
-    """A criterion's default name: its first 40 characters as `lower_snake`."""
-    return re.sub(r"[^a-z0-9]+", "_", description[:40].lower()).strip("_")
-
-
-@dataclass(frozen=True, kw_only=True)
-class JudgeCriterion:
-    """One `[[criterion]]` of a judge TOML."""
-
-    name: str
-    description: str
-    weight: float = 1.0
-    optional: bool = False
-
-
-@dataclass(frozen=True, kw_only=True)
-class JudgeSpec:
-    """A judge TOML's `[judge]` table and criteria."""
-
-    source: Path
-    judge: str
-    config: dict[str, Any] = field(default_factory=dict)
-    criteria: tuple[JudgeCriterion, ...] = ()
-
-    @property
-    def kind(self) -> str:
-        if self.judge == "jev":
-            return "jev"
-        return "agent" if self.judge in AGENTS else "llm"
-
-    async def evaluate(self, workspace: Path) -> list[Outcome]:
-        """Record every criterion as errored: this judge kind cannot run yet."""
-        message = (
-            f"{self.kind} judges ({self.judge!r} in {self.source.name}) are not available in "
-            f"this version of rewardkit yet; the criterion is recorded as an error"
-        )
-        return [
-            Outcome(
-                name=c.name,
-                status="error",
-                weight=c.weight,
-                description=c.description,
-                error=message,
-                extra={"optional": True} if c.optional else {},
-            )
-            for c in self.criteria
-        ]
+__all__ = [
+    "AGENTS",
+    "DEFAULT_JUDGE",
+    "EFFORTS",
+    "GUARD_NAME",
+    "MAX_BYTES",
+    "Binary",
+    "Block",
+    "CriterionDef",
+    "EvalJudge",
+    "Format",
+    "JudgeDefinition",
+    "JudgeKind",
+    "JudgeRequest",
+    "Likert",
+    "McpServer",
+    "Numeric",
+    "ReplyError",
+    "Rubric",
+    "TomlJudge",
+    "Verdict",
+    "build_request",
+    "combine_samples",
+    "criteria_block",
+    "criterion_extra",
+    "extract_json",
+    "fence",
+    "guard_criterion",
+    "guard_detail",
+    "guarded_score",
+    "judge_kind",
+    "load_definition",
+    "parse_reply",
+    "path_blocks",
+    "paths_blocks",
+    "plan_requests",
+    "response_schema",
+    "score",
+    "slug",
+    "system_prompt",
+    "text_block",
+    "user_content",
+    "verdict_outcome",
+]
