@@ -1,12 +1,16 @@
 """rewardkit: turn judges into rewards.
 
 `import rewardkit as rk` gives the Harbor RewardKit API: `@rk.criterion`, the built-in
-criteria as `rk.<name>(...)`, and `rk.run(tests_dir, workspace=..., output=...)`.
+criteria as `rk.<name>(...)`, and `rk.run(tests_dir, workspace=..., output=...)`; and the
+Fireworks reward-kit API: `@rk.reward_function`, `rk.EvaluateResult`, `rk.MetricResult`,
+`rk.Message`.
+
+Names that need pydantic or asyncio load on first use, so `import rewardkit` stays fast.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rewardkit._errors import (
     ConfigError,
@@ -16,10 +20,20 @@ from rewardkit._errors import (
     RewardKitError,
 )
 from rewardkit._outcome import Outcome
-from rewardkit._verifier import run, run_multi
 from rewardkit.criteria import Check, criterion
 from rewardkit.criteria import active_registry as _active_registry
 from rewardkit.outputs import compare, format_comparison
+
+if TYPE_CHECKING:
+    from rewardkit._verifier import run, run_multi
+    from rewardkit.functions import reward_function
+    from rewardkit.types import (
+        EvaluateResult,
+        Message,
+        MetricResult,
+        MetricRewardOutput,
+        RewardOutput,
+    )
 
 __version__ = "0.1.0"
 
@@ -28,22 +42,49 @@ __all__ = [
     "ConfigError",
     "CriterionError",
     "DiscoveryError",
+    "EvaluateResult",
     "FormulaError",
+    "Message",
+    "MetricResult",
+    "MetricRewardOutput",
     "Outcome",
     "RewardKitError",
+    "RewardOutput",
     "compare",
     "criterion",
     "format_comparison",
+    "reward_function",
     "run",
     "run_multi",
 ]
 
+_LAZY = {
+    "EvaluateResult": "rewardkit.types",
+    "Message": "rewardkit.types",
+    "MetricResult": "rewardkit.types",
+    "MetricRewardOutput": "rewardkit.types",
+    "RewardOutput": "rewardkit.types",
+    "reward_function": "rewardkit.functions",
+    "run": "rewardkit._verifier",
+    "run_multi": "rewardkit._verifier",
+}
+"""Public names loaded on first access: pydantic (~150 ms) and asyncio stay out of import."""
+
 for _name in __all__:
-    globals()[_name].__module__ = "rewardkit"
+    if _name not in _LAZY:
+        globals()[_name].__module__ = "rewardkit"
 
 
 def __getattr__(name: str) -> Any:
-    """`rk.<criterion>`: a built-in, or one defined by the run being discovered."""
+    """A lazily loaded public name, or `rk.<criterion>`: a built-in or one of the run's."""
+    module = _LAZY.get(name)
+    if module is not None:
+        from importlib import import_module
+
+        value = getattr(import_module(module), name)
+        value.__module__ = "rewardkit"
+        globals()[name] = value  # later lookups skip this function
+        return value
     factory = _active_registry().factories.get(name)
     if factory is None:
         raise AttributeError(f"module 'rewardkit' has no attribute or criterion {name!r}")

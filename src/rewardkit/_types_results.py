@@ -1,0 +1,212 @@
+"""`EvaluateResult`, `MetricResult` and `StepOutput`: what a reward function returns.
+
+Public through `rewardkit.types`. The fields and their order follow reward-kit 0.4.1, with
+these differences on purpose:
+
+- `MetricResult.success` exists, as the reward-kit docs teach (0.4.1 silently drops it);
+  `is_score_valid`, its 0.4.1 name, is accepted as an alias and readable as a property.
+- Scores must be finite; a metric's score is not bounded to [0, 1] (a reward may be
+  any finite number, and a bound made 0.4.1's own built-ins crash).
+- Assignments are validated (`result.score = "x"` raises), and dict-style access reads
+  fields only, with no deprecation warning.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, FiniteFloat, model_validator
+
+from rewardkit._outcome import Outcome
+from rewardkit._types_messages import DictAccess
+
+if TYPE_CHECKING:
+    from rewardkit._types_legacy import RewardOutput
+
+__all__ = ["EvaluateResult", "MetricResult", "StepOutput"]
+
+_RESULT_CONFIG = ConfigDict(validate_assignment=True, extra="ignore")
+
+
+class MetricResult(DictAccess, BaseModel):
+    """The score of one component (one metric) of an evaluation.
+
+    Example:
+        >>> metric = MetricResult(score=0.8, reason="clear and concise", success=True)
+        >>> metric["score"], metric.success, metric.is_score_valid
+        (0.8, True, True)
+        >>> MetricResult(score=0.0, reason="wrong format", is_score_valid=False).success
+        False
+    """
+
+    model_config = _RESULT_CONFIG
+    _key_aliases: ClassVar[frozenset[str]] = frozenset({"is_score_valid"})
+
+    score: FiniteFloat
+    """The metric's score, typically in [0, 1]; any finite number is accepted."""
+    reason: str
+    """Why this score was given."""
+    success: bool | None = Field(
+        default=None, validation_alias=AliasChoices("success", "is_score_valid")
+    )
+    """Did the metric pass? `None` when the metric does not say. Alias: `is_score_valid`."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_success_flag(cls, data: Any) -> Any:
+        if (
+            isinstance(data, dict)
+            and "success" in data
+            and "is_score_valid" in data
+            and data["success"] != data["is_score_valid"]
+        ):
+            raise ValueError(
+                f"success={data['success']!r} and is_score_valid={data['is_score_valid']!r} "
+                "disagree; they are the same flag, so pass only `success`"
+            )
+        return data
+
+    @property
+    def is_score_valid(self) -> bool:
+        """reward-kit 0.4.1's name for the pass/fail flag: `success`, with `None` read as True."""
+        return self.success is not False
+
+    @is_score_valid.setter
+    def is_score_valid(self, value: bool) -> None:
+        self.success = value
+
+
+class StepOutput(DictAccess, BaseModel):
+    """The reward of one step (one assistant turn) of a multi-turn rollout, for RL.
+
+    Example:
+        >>> StepOutput(step_index=0, base_reward=0.5).metrics
+        {}
+    """
+
+    model_config = _RESULT_CONFIG
+
+    step_index: int | str
+    """Which step: the assistant turn's index, or an id."""
+    base_reward: FiniteFloat
+    """The step's reward (any finite number)."""
+    metrics: dict[str, Any] = Field(default_factory=dict)
+    """Free-form per-step details."""
+    reason: str | None = None
+
+
+class EvaluateResult(DictAccess, BaseModel):
+    """The result of a reward function: an overall score plus per-metric results.
+
+    Example:
+        >>> result = EvaluateResult(
+        ...     score=0.75,
+        ...     reason="meets the bar",
+        ...     metrics={"clarity": MetricResult(score=0.8, reason="clear")},
+        ... )
+        >>> result["score"], result.metrics["clarity"].score, result.error
+        (0.75, 0.8, None)
+    """
+
+    model_config = _RESULT_CONFIG
+
+    score: FiniteFloat
+    """The overall score, typically in [0, 1]; any finite number is accepted."""
+    is_score_valid: bool = True
+    """False when the score should not be trusted (reward-kit 0.4.1 field)."""
+    reason: str | None = None
+    """Why this score was given."""
+    metrics: dict[str, MetricResult] = Field(default_factory=dict)
+    """Component metrics by name; dict values are validated into `MetricResult`s."""
+    step_outputs: list[StepOutput] | None = None
+    """Per-step rewards of a multi-turn rollout (RL)."""
+    error: str | None = None
+    """Set when the evaluation itself failed; the score is then not a real score."""
+
+    def to_reward_output(self) -> RewardOutput:
+        """Convert to the deprecated `RewardOutput` (score and metric scores/reasons only).
+
+        Emits one `DeprecationWarning`: the result is a deprecated type.
+
+        Example:
+            >>> import warnings
+            >>> with warnings.catch_warnings():
+            ...     warnings.simplefilter("ignore", DeprecationWarning)
+            ...     EvaluateResult(score=0.8).to_reward_output().score
+            0.8
+        """
+        from rewardkit._types_legacy import RewardOutput, deprecation_message
+
+        warnings.warn(deprecation_message("RewardOutput"), DeprecationWarning, stacklevel=2)
+        metrics = {k: {"score": m.score, "reason": m.reason} for k, m in self.metrics.items()}
+        # `model_validate` does not call the classes, so the warning above is the only one.
+        return RewardOutput.model_validate({"score": self.score, "metrics": metrics})
+
+    def to_outcome(self, name: str, *, weight: float = 1.0) -> Outcome:
+        """The engine's record of this result, for the judge `name`.
+
+        A result with `error` set becomes an `error` outcome (its score kept in `raw`);
+        otherwise the outcome is `scored` with `value=score`. Metrics go to
+        `extra["metrics"]` as plain dicts `{name: {"score", "reason", "success"}}`.
+
+        Example:
+            >>> outcome = EvaluateResult(score=0.5, reason="half").to_outcome("quality")
+            >>> outcome.status, outcome.value, outcome.reasoning
+            ('scored', 0.5, 'half')
+        """
+        extra: dict[str, Any] = {}
+        if self.metrics:
+            extra["metrics"] = {
+                key: {"score": m.score, "reason": m.reason, "success": m.success}
+                for key, m in self.metrics.items()
+            }
+        failed = self.error is not None
+        if self.is_score_valid == failed:  # not what `from_outcome` would infer from the status
+            extra["is_score_valid"] = self.is_score_valid
+        if self.step_outputs is not None:
+            extra["step_outputs"] = [step.model_dump() for step in self.step_outputs]
+        return Outcome(
+            name=name,
+            status="error" if failed else "scored",
+            value=None if failed else self.score,
+            raw=self.score,
+            weight=weight,
+            reasoning=self.reason,
+            error=self.error,
+            extra=extra,
+        )
+
+    @classmethod
+    def from_outcome(cls, outcome: Outcome) -> EvaluateResult:
+        """Build a result from the engine's `Outcome` (the inverse of `to_outcome`).
+
+        An outcome without a value (error, timeout, skipped) gives `score` 0.0 (or the
+        score it kept in `raw`) and `is_score_valid=False`; error and timeout outcomes
+        set `error` (to the outcome's message, or to its status when it has none).
+
+        Example:
+            >>> from rewardkit import Outcome
+            >>> EvaluateResult.from_outcome(Outcome(name="x", status="timeout")).error
+            'timeout'
+        """
+        extra = outcome.extra
+        raw = outcome.raw
+        if outcome.value is not None:
+            score = outcome.value
+        elif isinstance(raw, int | float) and not isinstance(raw, bool) and math.isfinite(raw):
+            score = float(raw)
+        else:
+            score = 0.0
+        error = None
+        if outcome.failed:
+            error = outcome.status if outcome.error is None else outcome.error
+        return cls(
+            score=score,
+            is_score_valid=extra.get("is_score_valid", outcome.status == "scored"),
+            reason=outcome.reasoning,
+            metrics=extra.get("metrics", {}),
+            step_outputs=extra.get("step_outputs"),
+            error=error,
+        )

@@ -1,0 +1,42 @@
+"""Built-in reward functions, named and parametrised like Fireworks reward-kit 0.4.1's.
+
+Each is a `@reward_function` over OpenAI-format `messages` (dicts or `Message`s) that
+scores `messages[-1]`, the assistant's response, and returns an `EvaluateResult`. Those
+needing optional packages import them on first call and say which extra to install:
+`math` (math-verify), `json` (jsonschema), `similarity` (rapidfuzz), `nlg` (sacrebleu,
+rouge-score). Where one behaves differently from reward-kit's, its docstring says how.
+"""
+
+from rewardkit.functions.builtin._code import fractional_code_reward, local_code_execution_reward
+from rewardkit.functions.builtin._exact import accuracy_reward, exact_match_reward
+from rewardkit.functions.builtin._format import format_reward, tag_count_reward
+from rewardkit.functions.builtin._json import json_schema_reward, json_valid_reward
+from rewardkit.functions.builtin._length import cosine_length_reward, length_reward
+from rewardkit.functions.builtin._math import math_reward
+from rewardkit.functions.builtin._repetition import diversity_reward, repetition_penalty_reward
+from rewardkit.functions.builtin._similarity import (
+    bleu_reward,
+    rouge_reward,
+    text_similarity_reward,
+)
+from rewardkit.functions.builtin._tools import exact_tool_match_reward
+
+__all__ = [
+    "accuracy_reward",
+    "bleu_reward",
+    "cosine_length_reward",
+    "diversity_reward",
+    "exact_match_reward",
+    "exact_tool_match_reward",
+    "format_reward",
+    "fractional_code_reward",
+    "json_schema_reward",
+    "json_valid_reward",
+    "length_reward",
+    "local_code_execution_reward",
+    "math_reward",
+    "repetition_penalty_reward",
+    "rouge_reward",
+    "tag_count_reward",
+    "text_similarity_reward",
+]

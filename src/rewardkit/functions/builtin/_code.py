@@ -1,0 +1,284 @@
+"""Code rewards: run the response's code and score what it does.
+
+The first fenced code block in the response (in the requested language, or untagged)
+runs through `run_program`, whose module docstring lists exactly what is limited and
+what is not (wall clock, memory, CPU, output, network). Python runs as `python -I`
+(isolated mode); JavaScript needs `node` on `PATH`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sys
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from rewardkit.functions._decorator import reward_function
+from rewardkit.functions.builtin._answers import as_number
+from rewardkit.functions.builtin._response import NoResponse, no_response, response_text
+from rewardkit.types import EvaluateResult, Message, MetricResult
+
+if TYPE_CHECKING:
+    from rewardkit.functions.builtin._sandbox import ExecutionResult
+
+__all__ = ["extract_code_blocks", "fractional_code_reward", "local_code_execution_reward"]
+
+_FENCE = re.compile(r"```[ \t]*([\w+#.-]*)[^\n]*\n(.*?)```", re.DOTALL)
+_ALIASES = {"python": {"python", "py", "python3"}, "javascript": {"javascript", "js", "node"}}
+_FILE = {"python": "main.py", "javascript": "main.js"}
+
+
+def extract_code_blocks(text: str, language: str | None = None) -> list[str]:
+    """The fenced code blocks of a text, optionally only those tagged as `language`.
+
+    Untagged blocks count as any language.
+
+    Example:
+        >>> extract_code_blocks("Try:\\n```python\\nprint(1)\\n```\\n```sh\\nls\\n```", "python")
+        ['print(1)\\n']
+    """
+    names = _ALIASES.get(language, {language}) if language else None
+    return [
+        code
+        for tag, code in _FENCE.findall(text)
+        if names is None or not tag or tag.lower() in names
+    ]
+
+
+def _argv(language: str, memory_mb: int | None) -> tuple[list[str], int | None]:
+    """The command for `language`, and the address-space limit to apply to it."""
+    if language == "python":
+        return [sys.executable, "-I", _FILE[language]], memory_mb
+    if language == "javascript":
+        import shutil
+
+        node = shutil.which("node")
+        if node is None:
+            raise RuntimeError(
+                "language='javascript' needs Node.js, but `node` is not on PATH. Install it "
+                "(e.g. apt-get install nodejs) or score Python code instead."
+            )
+        heap = [f"--max-old-space-size={memory_mb}"] if memory_mb else []
+        return [node, *heap, _FILE[language]], None
+    raise ValueError(f"language must be one of {sorted(_FILE)} (got {language!r})")
+
+
+def _lines(text: str) -> list[str]:
+    return [line.rstrip() for line in text.strip().splitlines()]
+
+
+def output_similarity(actual: str, expected: str) -> float:
+    """How well program output matches the expected output, in [0, 1].
+
+    1.0 when equal up to trailing whitespace, or when both are single numbers equal
+    within a relative tolerance of 1e-6; otherwise the share of lines that are equal at
+    the same position, out of the longer of the two.
+    """
+    got, want = _lines(actual), _lines(expected)
+    if got == want:
+        return 1.0
+    a, b = as_number(actual), as_number(expected)
+    if a is not None and b is not None:
+        return 1.0 if math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-9) else 0.0
+    same = sum(g == w for g, w in zip(got, want, strict=False))
+    return same / max(len(got), len(want), 1)
+
+
+def _run(code: str, language: str, *, stdin: str | None, timeout: float, memory_mb: int | None,
+         max_output_bytes: int) -> ExecutionResult:  # fmt: skip
+    from rewardkit.functions.builtin._sandbox import run_program  # subprocess etc. on first use
+
+    argv, memory = _argv(language, memory_mb)
+    return run_program(
+        argv,
+        files={_FILE[language]: code},
+        stdin=stdin,
+        timeout=timeout,
+        memory_mb=memory,
+        max_output_bytes=max_output_bytes,
+    )
+
+
+def _execution_metric(run: ExecutionResult) -> MetricResult:
+    detail = run.describe()
+    if not run.network_isolated:
+        detail += " (network not isolated: the kernel refused a network namespace)"
+    return MetricResult(score=1.0 if run.ok else 0.0, reason=detail, success=run.ok)
+
+
+def _first_code_block(messages: list[Message], language: str) -> str | EvaluateResult:
+    try:
+        text = response_text(messages)
+    except NoResponse as problem:
+        return no_response("execution_result", problem)
+    blocks = extract_code_blocks(text, language)
+    if blocks:
+        return blocks[0]
+    reason = f"No {language} code block (```{language} ... ```) in the response"
+    return EvaluateResult(
+        score=0.0,
+        reason=reason,
+        metrics={"execution_result": MetricResult(score=0.0, reason=reason, success=False)},
+    )
+
+
+@reward_function
+def local_code_execution_reward(
+    messages: list[Message],
+    ground_truth: str | None = None,
+    language: str = "python",
+    timeout: float = 5,
+    max_memory_mb: int = 100,
+    *,
+    test_code: str | None = None,
+    max_output_bytes: int = 1_000_000,
+    **kwargs: Any,
+) -> EvaluateResult:
+    """Run the response's first code block; score its output, or its tests.
+
+    With `ground_truth` (the expected standard output) the score is
+    `output_similarity(stdout, ground_truth)` when the program exits 0, else 0. Without
+    it, the score is 1.0 if the program exits 0. `test_code` is appended to the program
+    (e.g. `assert add(2, 3) == 5`), so the tests decide its exit status.
+
+    Args:
+        messages: The conversation; `messages[-1]` is the assistant's response.
+        ground_truth: The expected standard output, if any.
+        language: `"python"` or `"javascript"`.
+        timeout: Wall-clock seconds before the program is killed.
+        max_memory_mb: Memory limit in MiB (address space for Python, heap for Node.js).
+        test_code: Code appended to the program, e.g. assertions.
+        max_output_bytes: Output allowed before the program is killed.
+        **kwargs: Ignored (accepted for pipeline compatibility).
+
+    Raises:
+        ValueError: `language` is not supported.
+        RuntimeError: the language's runtime (`node`) is not installed.
+
+    Example:
+        >>> local_code_execution_reward(
+        ...     [{"role": "assistant", "content": "```python\\nprint(sum([1, 2, 3]))\\n```"}],
+        ...     ground_truth="6",
+        ... ).score
+        1.0
+    """
+    _argv(language, max_memory_mb)  # validates the language before any early return
+    code = _first_code_block(messages, language)
+    if isinstance(code, EvaluateResult):
+        return code
+    if test_code:
+        code = f"{code.rstrip()}\n\n{test_code}\n"
+    run = _run(code, language, stdin=None, timeout=timeout, memory_mb=max_memory_mb,
+               max_output_bytes=max_output_bytes)  # fmt: skip
+    metrics = {"execution_result": _execution_metric(run)}
+    if not run.ok:
+        return EvaluateResult(score=0.0, reason=f"Program {run.describe()}", metrics=metrics)
+    if ground_truth is None:
+        return EvaluateResult(score=1.0, reason=f"Program {run.describe()}", metrics=metrics)
+    score = output_similarity(run.stdout, ground_truth)
+    reason = (
+        f"Output similarity {score:.2f} (expected {ground_truth.strip()!r:.100}, "
+        f"got {run.stdout.strip()!r:.100})"
+    )
+    metrics["output_match"] = MetricResult(score=score, reason=reason, success=score == 1.0)
+    return EvaluateResult(score=score, reason=reason, metrics=metrics)
+
+
+def _test_cases(ground_truth: object) -> list[tuple[str, str]]:
+    if not isinstance(ground_truth, Sequence) or isinstance(ground_truth, str) or not ground_truth:
+        raise TypeError(
+            "fractional_code_reward: ground_truth must be the expected output (a string) or "
+            'a non-empty list of test cases {"input": ..., "expected_output": ...} '
+            f"(got {type(ground_truth).__name__})"
+        )
+    cases = []
+    for i, case in enumerate(ground_truth):
+        if not isinstance(case, Mapping) or "expected_output" not in case:
+            raise TypeError(
+                f"fractional_code_reward: ground_truth[{i}] must be a dict with "
+                f'"expected_output" (and optionally "input"); got {case!r:.80}'
+            )
+        cases.append((str(case.get("input") or ""), str(case["expected_output"])))
+    return cases
+
+
+@reward_function
+def fractional_code_reward(
+    messages: list[Message],
+    ground_truth: Any = None,
+    language: str = "python",
+    timeout: float = 30,
+    environment: str = "local",
+    api_key: str | None = None,
+    *,
+    max_memory_mb: int = 100,
+    max_output_bytes: int = 1_000_000,
+    **kwargs: Any,
+) -> EvaluateResult:
+    """The share of test cases the response's code passes.
+
+    Each test case runs the program afresh with `input` on standard input and passes if
+    it exits 0 and prints `expected_output` (trailing whitespace aside). A string
+    `ground_truth` is one expected output, scored as in `local_code_execution_reward`.
+
+    Args:
+        messages: The conversation; `messages[-1]` is the assistant's response.
+        ground_truth: The expected output, or test cases
+            `[{"input": "...", "expected_output": "..."}]`.
+        language: `"python"` or `"javascript"`.
+        timeout: Wall-clock seconds per test case.
+        environment: Only `"local"` is supported (reward-kit also offered `"e2b"`).
+        api_key: Unused (reward-kit's E2B key).
+        max_memory_mb: Memory limit in MiB (address space for Python, heap for Node.js).
+        max_output_bytes: Output allowed per run before the program is killed.
+        **kwargs: Ignored (accepted for pipeline compatibility).
+
+    Raises:
+        ValueError: `environment` or `language` is not supported.
+        TypeError: `ground_truth` is neither a string nor a list of test cases.
+
+    Example:
+        >>> fractional_code_reward(
+        ...     [{"role": "assistant", "content": "```python\\nprint(int(input()) * 2)\\n```"}],
+        ...     ground_truth=[{"input": "2", "expected_output": "4"},
+        ...                   {"input": "5", "expected_output": "11"}],
+        ... ).score
+        0.5
+    """
+    if environment != "local":
+        raise ValueError(
+            f"fractional_code_reward: environment {environment!r} is not supported; use "
+            "'local' (code runs in a local subprocess under limits)"
+        )
+    if isinstance(ground_truth, str):
+        return local_code_execution_reward(
+            messages, ground_truth, language, timeout, max_memory_mb,
+            max_output_bytes=max_output_bytes,
+        )  # fmt: skip
+    cases = _test_cases(ground_truth)
+    _argv(language, max_memory_mb)
+    code = _first_code_block(messages, language)
+    if isinstance(code, EvaluateResult):
+        return code
+    metrics: dict[str, MetricResult] = {}
+    passed = 0
+    for i, (stdin, expected) in enumerate(cases):
+        run = _run(code, language, stdin=stdin, timeout=timeout, memory_mb=max_memory_mb,
+                   max_output_bytes=max_output_bytes)  # fmt: skip
+        ok = run.ok and _lines(run.stdout) == _lines(expected)
+        passed += ok
+        detail = (
+            "passed"
+            if ok
+            else (
+                run.describe()
+                if not run.ok
+                else f"printed {run.stdout.strip()!r:.100}, expected {expected.strip()!r:.100}"
+            )
+        )
+        metrics[f"test_{i}"] = MetricResult(score=float(ok), reason=detail, success=ok)
+    score = passed / len(cases)
+    reason = f"{passed}/{len(cases)} test cases passed"
+    metrics["pass_rate"] = MetricResult(score=score, reason=reason, success=passed == len(cases))
+    return EvaluateResult(score=score, reason=reason, metrics=metrics)

@@ -1,0 +1,229 @@
+"""local_code_execution_reward, fractional_code_reward and the sandbox under them."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import sys
+import time
+from typing import Any
+
+import pytest
+
+from rewardkit.functions.builtin import fractional_code_reward, local_code_execution_reward
+from rewardkit.functions.builtin._code import (
+    _execution_metric,
+    extract_code_blocks,
+    output_similarity,
+)
+from rewardkit.functions.builtin._sandbox import ExecutionResult, run_program
+
+
+def code(source: str, language: str = "python") -> list[dict[str, Any]]:
+    return [
+        {"role": "user", "content": "Write a program."},
+        {"role": "assistant", "content": f"Here:\n```{language}\n{source}\n```\nDone."},
+    ]
+
+
+def python(source: str, **kwargs: Any) -> Any:
+    return run_program([sys.executable, "-I", "main.py"], files={"main.py": source}, **kwargs)
+
+
+def test_expected_output() -> None:
+    result = local_code_execution_reward(code("print(sum(range(4)))"), "6\n")
+    assert result.score == 1.0
+    assert result.metrics["execution_result"].success is True
+    assert result.metrics["output_match"].success is True
+
+
+def test_output_similarity() -> None:
+    assert output_similarity("a  \nb\n\n", "a\nb") == 1.0
+    assert output_similarity("3.14159265", "3.141592651") == 1.0
+    assert output_similarity("1\n2\n3\n4", "1\n2\n0\n4") == 0.75
+    assert output_similarity("7", "8") == 0.0
+    assert local_code_execution_reward(code("print(1); print(3)"), "1\n2").score == 0.5
+
+
+def test_success_without_expected_output_and_failures() -> None:
+    assert local_code_execution_reward(code("x = 1")).score == 1.0
+    failed = local_code_execution_reward(code("raise SystemExit('boom')"), "anything")
+    assert failed.score == 0.0
+    assert "exited 1: boom" in (failed.reason or "")
+    crashed = local_code_execution_reward(code("1/0"))
+    assert "ZeroDivisionError" in (crashed.reason or "")
+
+
+def test_test_code_is_appended() -> None:
+    solution = code("def add(a, b):\n    return a + b")
+    assert local_code_execution_reward(solution, test_code="assert add(2, 3) == 5").score == 1.0
+    assert local_code_execution_reward(solution, test_code="assert add(2, 3) == 6").score == 0.0
+
+
+def test_no_code_block_or_no_response() -> None:
+    result = local_code_execution_reward([{"role": "assistant", "content": "print(1)"}])
+    assert result.score == 0.0
+    assert "No python code block" in (result.reason or "")
+    assert local_code_execution_reward([{"role": "user", "content": "x"}]).score == 0.0
+
+
+def test_extract_code_blocks() -> None:
+    text = "```sh\nls\n```\n```\nprint(1)\n```\n```py\nprint(2)\n```"
+    assert extract_code_blocks(text, "python") == ["print(1)\n", "print(2)\n"]
+    assert extract_code_blocks(text) == ["ls\n", "print(1)\n", "print(2)\n"]
+    assert extract_code_blocks(text, "rust") == ["print(1)\n"]
+
+
+def _alive(pid: int) -> bool:
+    """Whether `pid` runs (a zombie waiting for its reaper counts as dead)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_timeout_kills_the_whole_process_group() -> None:
+    source = (
+        "import subprocess\n"
+        "child = subprocess.Popen(['sleep', '60'])\n"
+        "print(child.pid, flush=True)\n"
+        "while True:\n    pass\n"
+    )
+    start = time.monotonic()
+    result = python(source, timeout=2)
+    assert result.timed_out
+    assert result.returncode is None
+    assert time.monotonic() - start < 6
+    assert result.stdout, f"the program printed nothing before its timeout: {result}"
+    pid = int(result.stdout.split()[0])
+    deadline = time.monotonic() + 5
+    while _alive(pid):
+        if time.monotonic() > deadline:
+            pytest.fail(f"grandchild {pid} survived the timeout")
+        time.sleep(0.05)
+    reward = local_code_execution_reward(code("while True: pass"), timeout=0.5)
+    assert reward.score == 0.0
+    assert "timed out" in (reward.reason or "")
+
+
+def test_background_children_do_not_hold_the_run_open() -> None:
+    start = time.monotonic()
+    result = python(
+        "import subprocess\nsubprocess.Popen(['sleep', '30'])\nprint('done')", timeout=10
+    )
+    assert result.ok
+    assert result.stdout == "done\n"
+    assert time.monotonic() - start < 5
+
+
+def test_memory_limit() -> None:
+    result = local_code_execution_reward(code("x = bytearray(400 * 2**20)"), max_memory_mb=100)
+    assert result.score == 0.0
+    assert "MemoryError" in (result.reason or "")
+    assert (
+        local_code_execution_reward(code("x = bytearray(10 * 2**20)"), max_memory_mb=200).score
+        == 1.0
+    )
+
+
+def test_output_limit() -> None:
+    result = python("while True:\n    print('x' * 1000)", max_output_bytes=10_000, timeout=10)
+    assert result.output_truncated
+    assert not result.ok
+    assert len(result.stdout) <= 10_000
+    assert result.describe() == "killed: too much output"
+    reward = local_code_execution_reward(
+        code("while True: print('x' * 1000)"), max_output_bytes=5000
+    )
+    assert reward.score == 0.0
+
+
+def test_no_network() -> None:
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        port = server.getsockname()[1]
+        source = f"import socket\nsocket.create_connection(('127.0.0.1', {port}), timeout=2)\nprint('connected')"
+        result = python(source)
+    if not result.network_isolated:
+        pytest.skip("this kernel refuses unprivileged network namespaces")
+    assert result.returncode != 0
+    assert "connected" not in result.stdout
+
+
+def test_environment_is_rebuilt(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.invalid:3128")
+    monkeypatch.setenv("SECRET_TOKEN", "hunter2")
+    result = python(
+        "import os\nprint(os.environ.get('HTTPS_PROXY'), os.environ.get('SECRET_TOKEN'))"
+    )
+    assert result.stdout == "None None\n"
+
+
+def test_a_run_without_network_isolation_says_so() -> None:
+    run = ExecutionResult(returncode=0, stdout="", stderr="", duration=0.1)
+    assert "network not isolated" in _execution_metric(run).reason
+
+
+def test_stdin_and_describe() -> None:
+    result = python("print(input()[::-1])", stdin="abc\n")
+    assert result.stdout == "cba\n"
+    assert result.describe().startswith("exited 0")
+
+
+def test_fractional_test_cases() -> None:
+    solution = code("n = int(input())\nprint(n * n if n < 3 else n)")
+    cases = [
+        {"input": "1", "expected_output": "1"},
+        {"input": "2\n", "expected_output": "4\n"},
+        {"input": "3", "expected_output": "9"},
+    ]
+    result = fractional_code_reward(solution, cases)
+    assert result.score == pytest.approx(2 / 3)
+    assert result.metrics["test_2"].success is False
+    assert "printed '3', expected '9'" in result.metrics["test_2"].reason
+    assert result.metrics["pass_rate"].success is False
+
+
+def test_fractional_crash_and_timeout_per_case() -> None:
+    solution = code("n = int(input())\nwhile n == 0:\n    pass\nprint(10 // n)")
+    cases = [{"input": "0", "expected_output": "?"}, {"input": "5", "expected_output": "2"}]
+    result = fractional_code_reward(solution, cases, timeout=0.5)
+    assert result.score == 0.5
+    assert "timed out" in result.metrics["test_0"].reason
+
+
+def test_fractional_string_ground_truth_and_options() -> None:
+    assert fractional_code_reward(code("print(5)"), "5").score == 1.0
+    with pytest.raises(ValueError, match="environment 'e2b' is not supported"):
+        fractional_code_reward(code("print(5)"), "5", environment="e2b")
+    with pytest.raises(TypeError, match="ground_truth must be the expected output"):
+        fractional_code_reward(code("print(5)"), None)
+    with pytest.raises(TypeError, match=r"ground_truth\[0\] must be a dict"):
+        fractional_code_reward(code("print(5)"), [{"input": "1"}])
+    assert (
+        fractional_code_reward(
+            [{"role": "assistant", "content": "no code"}], [{"expected_output": "1"}]
+        ).score
+        == 0.0
+    )
+
+
+def test_unknown_language() -> None:
+    with pytest.raises(ValueError, match="language must be one of"):
+        local_code_execution_reward(code("puts 1", "ruby"), language="ruby")
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_javascript() -> None:
+    result = local_code_execution_reward(
+        code("console.log([1, 2].map(x => x * 2).join(' '))", "js"), "2 4", language="javascript"
+    )
+    assert result.score == 1.0
+
+
+def test_javascript_without_node(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", "/nonexistent")
+    with pytest.raises(RuntimeError, match=r"needs Node\.js"):
+        local_code_execution_reward(code("console.log(1)", "js"), language="javascript")

@@ -1,0 +1,99 @@
+"""math_reward (HuggingFace math-verify)."""
+
+from __future__ import annotations
+
+import sys
+import threading
+from typing import Any
+
+import pytest
+
+from rewardkit.functions.builtin import math_reward
+from rewardkit.types import EvaluateResult
+
+pytest.importorskip("math_verify")
+
+
+def said(content: str) -> list[dict[str, Any]]:
+    return [{"role": "user", "content": "Solve it."}, {"role": "assistant", "content": content}]
+
+
+@pytest.mark.parametrize(
+    ("response", "truth"),
+    [
+        ("The answer is \\boxed{42}.", "42"),
+        ("Half: $\\frac{1}{2}$", "0.5"),
+        ("It is 0.5", "\\frac{1}{2}"),
+        ("<think>12 apples, then 30 more</think><answer>42</answer>", "42"),
+        ("Natalia sold 48 clips, then 24.\n#### 72", "72"),
+        ("so $x = \\sqrt{2}$", "\\sqrt{2}"),
+        ("The roots form $\\{2, 1\\}$", "{1,2}"),
+        ("1,000 people", "1000"),
+    ],
+)
+def test_equivalent_answers(response: str, truth: str) -> None:
+    result = math_reward(said(response), truth)
+    assert result.score == 1.0, result.reason
+    assert result.metrics["math_answer"].success is True
+
+
+def test_final_answer_wins_over_earlier_numbers() -> None:
+    # reward-kit 0.4.1 scores 0 when other numbers appear ("ambiguity"); the final answer counts.
+    assert math_reward(said("I think 12 apples, total 42"), "42").score == 1.0
+
+
+def test_wrong_or_missing_answer() -> None:
+    wrong = math_reward(said("\\boxed{41}"), "42")
+    assert wrong.score == 0.0
+    assert "does not equal" in (wrong.reason or "")
+    none = math_reward(said("I cannot solve this."), "42")
+    assert none.score == 0.0
+    assert "No final answer" in (none.reason or "")
+    assert math_reward([{"role": "user", "content": "42"}], "42").score == 0.0
+
+
+def test_ground_truth_positional_keyword_or_number() -> None:
+    # reward-kit 0.4.1 made ground_truth keyword-only: math_reward(msgs, "42") raised TypeError.
+    assert math_reward(said("42"), "42").score == 1.0
+    assert math_reward(said("42"), ground_truth="42").score == 1.0
+    assert math_reward(said("42"), 42).score == 1.0
+    assert math_reward(said("42"), [{"role": "assistant", "content": "42"}]).score == 1.0
+
+
+def test_tolerances() -> None:
+    assert math_reward(said("42.0004"), "42").score == 0.0
+    assert math_reward(said("42.0004"), "42", tolerance=1e-3).score == 1.0
+    assert math_reward(said("42.0004"), "42", absolute_tolerance=1e-3).score == 1.0
+    assert math_reward(said("\\boxed{x + 1}"), "42", tolerance=1e-3).score == 0.0
+    assert math_reward(said("\\boxed{\\{1, 2\\}}"), "3", tolerance=1e-3).score == 0.0
+
+
+def test_bad_ground_truth_and_options() -> None:
+    with pytest.raises(ValueError, match="needs ground_truth"):
+        math_reward(said("42"))
+    with pytest.raises(ValueError, match="no answer could be parsed"):
+        math_reward(said("42"), "  ")
+    with pytest.raises(ValueError, match="require_units=True is not supported"):
+        math_reward(said("42 cm"), "42", require_units=True)
+
+
+def test_works_outside_the_main_thread() -> None:
+    # math-verify's timeout uses SIGALRM; in a worker thread it would fail every parse.
+    results: list[EvaluateResult] = []
+    worker = threading.Thread(target=lambda: results.append(math_reward(said("\\boxed{7}"), "7")))
+    worker.start()
+    worker.join()
+    assert results[0].score == 1.0
+
+
+def test_missing_math_verify_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "math_verify", None)
+    with pytest.raises(
+        ImportError, match=r"math_reward needs the math-verify package.*rewardkit\[math\]"
+    ):
+        math_reward(said("42"), "42")
+
+
+def test_several_acceptable_answers() -> None:
+    assert math_reward(said("\\boxed{-3}"), ["3", "-3"]).score == 1.0
+    assert math_reward(said("\\boxed{4}"), ["3", "-3"]).score == 0.0
