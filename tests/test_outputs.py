@@ -52,8 +52,9 @@ def test_outputs_match_the_published_schemas(task, tmp_path: Path) -> None:
     assert detail["b"]["threshold"] == 0.4
     (judged,) = detail["quality"]["criteria"]
     assert detail["quality"]["kind"] == "llm"
-    assert judged["status"] == "error"
-    assert "not available in this version of rewardkit yet" in judged["error"]
+    assert judged["status"] == "error"  # no API key: recorded, and the other scores are kept
+    assert "OPENAI_API_KEY" in judged["error"]
+    assert detail["quality"]["judge"]["model"] == "openai/gpt-5"
 
 
 def test_criterion_detail_keys_keep_rewardkit_order(task, tmp_path: Path) -> None:

@@ -5,24 +5,44 @@ RewardKitError
 ├── ConfigError(RewardKitError, ValueError)   a tests dir / TOML / eval.yaml is wrong
 │   ├── DiscoveryError                        the tests directory's layout is wrong
 │   └── FormulaError                          a reward formula or `if:` condition is unsafe
-└── CriterionError                            a criterion failed while scoring (kept as data)
+├── CriterionError                            a criterion failed while scoring (kept as data)
+└── JudgeError                                a judge's model call failed after retries (data)
+    ├── JudgeTimeout(JudgeError, TimeoutError)  no reply within the timeout
+    ├── JudgeUnavailable                      5xx / connection errors outlasted the retries
+    │   └── JudgeRateLimited                  429s outlasted the retries or the budget
+    ├── JudgeAuthError                        401/403: the credentials were refused
+    ├── JudgeRequestError(JudgeError, ValueError)  400/404/422: bad request, unknown model
+    └── JudgeBadReply(JudgeError, ValueError)  no parsable reply in the allowed calls
 ```
 
 Config errors are raised before anything runs and always name the file (and key) plus the
 fix. A `CriterionError` never aborts a run: the engine records it as an outcome with
-`status: error` and keeps the user's exception as `__cause__`.
+`status: error` and keeps the user's exception as `__cause__`. A `JudgeError` does not
+abort a run either: it becomes a `timeout` (`JudgeTimeout`) or `error` outcome whose reason
+is the message, which names the model and never contains an API key.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rewardkit.judges._usage import Usage
 
 __all__ = [
     "ConfigError",
     "CriterionError",
     "DiscoveryError",
     "FormulaError",
+    "JudgeAuthError",
+    "JudgeBadReply",
+    "JudgeError",
+    "JudgeRateLimited",
+    "JudgeRequestError",
+    "JudgeTimeout",
+    "JudgeUnavailable",
     "RewardKitError",
     "describe_exception",
     "did_you_mean",
@@ -106,6 +126,73 @@ def raise_all(errors: list[ConfigError]) -> None:
 
 class CriterionError(RewardKitError):
     """A criterion raised or returned something unusable; recorded, never fatal."""
+
+
+class JudgeError(RewardKitError):
+    """A judge's model call failed after every retry allowed; recorded, never fatal.
+
+    Attributes:
+        model: the model that was asked, e.g. `openai/gpt-4o`.
+        attempts: how many calls were made to the model for this request.
+        usage: tokens and cost spent on the failed calls (a `Usage`), when any.
+        status: the last HTTP status the provider answered with, when known.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        model: str | None = None,
+        attempts: int = 0,
+        usage: Usage | None = None,
+        status: int | None = None,
+    ):
+        super().__init__(message)
+        self.model = model
+        self.attempts = attempts
+        self.usage = usage
+        self.status = status
+
+
+class JudgeTimeout(JudgeError, TimeoutError):
+    """The model did not answer within the judge's timeout, on every attempt allowed."""
+
+
+class JudgeUnavailable(JudgeError):
+    """Transient failures (5xx, connection resets) outlasted the retries or their budget."""
+
+
+class JudgeRateLimited(JudgeUnavailable):
+    """The provider kept answering 429 (rate limited) until the retries ran out."""
+
+
+class JudgeAuthError(JudgeError):
+    """The provider refused the credentials (401/403); retrying cannot help."""
+
+
+class JudgeRequestError(JudgeError, ValueError):
+    """The provider rejected the request itself (400/404/422, e.g. an unknown model)."""
+
+
+class JudgeBadReply(JudgeError, ValueError):
+    """No reply could be parsed in the calls allowed.
+
+    Attributes:
+        reply: the start of the last reply (at most 200 characters).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        model: str | None = None,
+        attempts: int = 0,
+        usage: Usage | None = None,
+        status: int | None = None,
+        reply: str = "",
+    ):
+        super().__init__(message, model=model, attempts=attempts, usage=usage, status=status)
+        self.reply = reply
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:

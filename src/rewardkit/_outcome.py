@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-__all__ = ["ErrorPolicy", "Outcome", "Status"]
+__all__ = ["ErrorPolicy", "JudgeRun", "Outcome", "Status"]
 
 Status = Literal["scored", "skipped", "error", "timeout"]
 """`scored` has a finite `value`; the other three have `value=None` and say why."""
@@ -44,3 +44,14 @@ class Outcome:
     def failed(self) -> bool:
         """True for `error` and `timeout` outcomes."""
         return self.status in ("error", "timeout")
+
+
+@dataclass(frozen=True, kw_only=True)
+class JudgeRun:
+    """What a judge leaf produced for one sample: outcomes, and what its detail adds."""
+
+    outcomes: tuple[Outcome, ...]
+    detail: dict[str, Any] = field(default_factory=dict)
+    """Leaf-level details after `kind`: `judge`, `judge_output`, `usage`, `guard`, `warnings`."""
+    cap: float | None = None
+    """An upper bound on the leaf's score (a guard that penalizes a flagged submission)."""

@@ -111,6 +111,10 @@ def verify(
         _check_labels(tests_dirs)
     loaded = [_load(Path(d)) for d in tests_dirs]
     plans = [item for item in loaded if isinstance(item, Plan)]
+    if any(leaf.kind == "llm" for plan in plans for leaf in plan.leaves()):
+        from rewardkit.judges._litellm import start_loading
+
+        start_loading()  # LiteLLM's slow import overlaps the programmatic criteria
     ran = iter(asyncio.run(execute_async(plans, Path(workspace), limits=limits, on_error=on_error)))
     verdicts = [
         _verdict(next(ran))

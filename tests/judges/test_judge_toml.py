@@ -610,7 +610,7 @@ def test_leaf_kind_weight_scoring_and_placeholder_outcomes(tmp_path: Path) -> No
         ("edge_cases", 1.0),
         ("tests_pass", 2.0),
     ]
-    first, second = asyncio.run(judge.evaluate(tmp_path))
+    first, second = asyncio.run(judge.evaluate(tmp_path)).outcomes
     assert first.status == "error"
     assert first.extra == {"id": "E1", "optional": True}
     assert "agent judges ('codex' in judge.toml) are not available" in str(first.error)

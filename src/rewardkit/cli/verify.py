@@ -100,6 +100,13 @@ def build_parser() -> argparse.ArgumentParser:
         "judge runs (several samples or several agent judges).",
     )
     parser.add_argument(
+        "--cache",
+        metavar="DIR",
+        default=os.environ.get("REWARDKIT_CACHE_DIR") or None,
+        help="Cache LLM judge verdicts in DIR: an unchanged re-run makes no model calls. "
+        "Env: REWARDKIT_CACHE_DIR.",
+    )
+    parser.add_argument(
         "--emit-judges",
         action="store_true",
         help="With an eval.yaml tests dir: also write each judge's normalized value to "
@@ -130,6 +137,7 @@ def main(argv: list[str]) -> int:
         programmatic=args.max_concurrent_programmatic,
         llm=args.max_concurrent_llm,
         agent=args.max_concurrent_agent,
+        cache_dir=Path(args.cache) if args.cache else None,
     )
     try:
         results = verify(
@@ -153,6 +161,8 @@ def main(argv: list[str]) -> int:
     if table:
         print()
         print(table)
+    if "rewardkit.judges._litellm" in sys.modules:  # outputs are written: skip slow teardown
+        sys.modules["rewardkit.judges._litellm"].prepare_exit()
     failures = [(r, o) for r in results for o in r.failures]
     for _, outcome in failures:
         print(

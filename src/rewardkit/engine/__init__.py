@@ -30,8 +30,8 @@ async def execute_async(
     on_error: ErrorPolicy = "zero",
 ) -> list[RunResult]:
     """Run `plans` against `workspace` (under one set of limits) and fold each."""
-    outcomes = await run_leaves(plans, workspace, limits)
-    return [fold(plan, outcomes, on_error) for plan in plans]
+    runs = await run_leaves(plans, workspace, limits)
+    return [fold(plan, runs, on_error) for plan in plans]
 
 
 def execute(

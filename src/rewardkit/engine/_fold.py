@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from rewardkit._outcome import ErrorPolicy, Outcome
+from rewardkit._outcome import ErrorPolicy, JudgeRun, Outcome
 from rewardkit._plan import Extra, Group, Leaf, Node, Plan, Scoring
 from rewardkit.compose import Component, aggregate
 
@@ -25,6 +26,8 @@ class LeafResult:
     outcomes: tuple[Outcome, ...]
     score: float
     """Unrounded, as it enters its parent."""
+    detail: Mapping[str, Any]
+    """What a judge adds to the leaf's details (`judge`, `usage`, ...)."""
 
 
 @dataclass(frozen=True)
@@ -59,9 +62,9 @@ class RunResult:
         return [o for _, node in self.dimensions for o in _outcomes(node) if o.failed]
 
 
-def fold(plan: Plan, outcomes: Mapping[int, Sequence[Outcome]], on_error: ErrorPolicy) -> RunResult:
-    """Score `plan` from the outcomes of its leaves (keyed by `id(leaf)`)."""
-    folder = _Folder(outcomes, on_error)
+def fold(plan: Plan, runs: Mapping[int, JudgeRun], on_error: ErrorPolicy) -> RunResult:
+    """Score `plan` from the runs of its leaves (keyed by `id(leaf)`)."""
+    folder = _Folder(runs, on_error)
     dimensions = tuple((name, folder.result(node)) for name, node in plan.dimensions)
     rewards = {name: round(result.score, DIGITS) for name, result in dimensions}
     for extra in plan.extras:
@@ -75,8 +78,8 @@ def fold(plan: Plan, outcomes: Mapping[int, Sequence[Outcome]], on_error: ErrorP
 class _Folder:
     """Evaluates each node once (the flat layout's inputs are shared with its extras)."""
 
-    def __init__(self, outcomes: Mapping[int, Sequence[Outcome]], on_error: ErrorPolicy) -> None:
-        self.outcomes = outcomes
+    def __init__(self, runs: Mapping[int, JudgeRun], on_error: ErrorPolicy) -> None:
+        self.runs = runs
         self.on_error = on_error
         self.done: dict[int, NodeResult] = {}
 
@@ -92,12 +95,15 @@ class _Folder:
         return round(self._aggregate(components, extra.scoring), DIGITS)
 
     def _leaf(self, leaf: Leaf) -> LeafResult:
-        found = tuple(self.outcomes.get(id(leaf), ()))
+        run = self.runs.get(id(leaf), JudgeRun(outcomes=()))
         components = [
             Component(o.value, o.weight, optional=bool(o.extra.get("optional")), failed=o.failed)
-            for o in found
+            for o in run.outcomes
         ]
-        return LeafResult(leaf, found, self._aggregate(components, leaf.scoring))
+        score = self._aggregate(components, leaf.scoring)
+        if run.cap is not None:
+            score = min(score, run.cap)
+        return LeafResult(leaf, run.outcomes, score, run.detail)
 
     def _group(self, group: Group) -> GroupResult:
         children = tuple(self.result(child) for child in group.inputs)

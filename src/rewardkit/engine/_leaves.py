@@ -9,9 +9,10 @@ from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from rewardkit._errors import CriterionError, describe_exception
-from rewardkit._outcome import Outcome
+from rewardkit._outcome import JudgeRun, Outcome
 from rewardkit._plan import Leaf, Plan
 from rewardkit.criteria import Check
 from rewardkit.criteria._result import score_result
@@ -28,51 +29,66 @@ class Limits:
     programmatic: int = 8
     """Programmatic criteria (each in its own worker thread)."""
     llm: int = 8
+    """LLM calls in flight per model, across every criterion, sample and reward of the run."""
     agent: int = 2
+    """Agent and JEV judges running at once."""
+    cache_dir: Path | None = None
+    """Where LLM judge verdicts are cached (`--cache`); None: no cache."""
 
 
 async def run_leaves(
     plans: Sequence[Plan], workspace: Path, limits: Limits = Limits()
-) -> dict[int, list[Outcome]]:
-    """Run every leaf of `plans` under one set of limits; return outcomes by `id(leaf)`.
+) -> dict[int, JudgeRun]:
+    """Run every leaf of `plans` under one set of limits; return each leaf's run by `id(leaf)`.
 
-    Never raises because of a criterion: failures are `error` outcomes.
+    Never raises because of a criterion or a judge: failures are `error` outcomes.
     """
     leaves = [leaf for plan in plans for leaf in plan.leaves()]
     jobs = [(leaf, check) for leaf in leaves if leaf.load_error is None for check in leaf.checks]
-    semaphores = {
-        kind: asyncio.Semaphore(n) if n > 0 else None
-        for kind, n in (("llm", limits.llm), ("jev", limits.llm), ("agent", limits.agent))
-    }
+    judged = [leaf for leaf in leaves if leaf.judge is not None]
+    agents = asyncio.Semaphore(limits.agent) if limits.agent > 0 else None
+    client = _model_client(judged, limits)
 
-    async def judge(leaf: Leaf) -> list[Outcome]:
-        sem = semaphores.get(leaf.kind)
-        async with sem if sem is not None else nullcontext():
-            return list(await leaf.judge.evaluate(workspace))
+    async def judge(leaf: Leaf) -> JudgeRun:
+        if leaf.kind == "llm":
+            run: JudgeRun = await leaf.judge.evaluate(workspace, client)  # client limits calls
+            return run
+        async with agents if agents is not None else nullcontext():
+            run = await leaf.judge.evaluate(workspace, None)
+            return run
 
-    judge_leaves = [leaf for leaf in leaves if leaf.judge is not None]
-    done = await asyncio.gather(
-        in_threads(
-            [partial(evaluate_check, check, workspace) for _, check in jobs], limits.programmatic
-        ),
-        asyncio.gather(*(judge(leaf) for leaf in judge_leaves)),
-    )
+    async with client if client is not None else nullcontext():
+        checked, runs = await asyncio.gather(
+            in_threads(
+                [partial(evaluate_check, check, workspace) for _, check in jobs],
+                limits.programmatic,
+            ),
+            asyncio.gather(*(judge(leaf) for leaf in judged)),
+        )
     outcomes: dict[int, list[Outcome]] = {id(leaf): [] for leaf in leaves}
-    for (leaf, _), outcome in zip(jobs, done[0], strict=True):
+    for (leaf, _), outcome in zip(jobs, checked, strict=True):
         outcomes[id(leaf)].append(outcome)
-    for leaf, judged in zip(judge_leaves, done[1], strict=True):
-        outcomes[id(leaf)] = judged
+    result = {key: JudgeRun(outcomes=tuple(found)) for key, found in outcomes.items()}
+    result.update({id(leaf): run for leaf, run in zip(judged, runs, strict=True)})
     for leaf in leaves:
         if leaf.load_error is not None:
-            outcomes[id(leaf)] = [
-                Outcome(
-                    name=leaf.source.name,
-                    status="error",
-                    description=f"Load {leaf.source.name}",
-                    error=leaf.load_error,
-                )
-            ]
-    return outcomes
+            failed = Outcome(
+                name=leaf.source.name,
+                status="error",
+                description=f"Load {leaf.source.name}",
+                error=leaf.load_error,
+            )
+            result[id(leaf)] = JudgeRun(outcomes=(failed,))
+    return result
+
+
+def _model_client(judged: Sequence[Leaf], limits: Limits) -> Any:
+    """One `ModelClient` for the run when it has LLM judges (the transport loads only then)."""
+    if not any(leaf.kind == "llm" for leaf in judged):
+        return None
+    from rewardkit.judges._transport import ModelClient
+
+    return ModelClient(max_concurrent=limits.llm, cache_dir=limits.cache_dir)
 
 
 def evaluate_check(check: Check, workspace: Path) -> Outcome:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rewardkit._outcome import Outcome
+from rewardkit._outcome import JudgeRun, Outcome
 from rewardkit.judges._definition import CriterionDef, JudgeDefinition
 from rewardkit.judges._parse import Verdict
 
@@ -56,8 +56,9 @@ def verdict_outcome(
 class TomlJudge:
     """Runs a `JudgeDefinition` on a workspace.
 
-    LLM, agent and JEV calls are not connected yet: every criterion is recorded as an
-    `error` outcome that says so, and every other score of the run is kept.
+    Agent and JEV judges are not connected yet (LLM judges run as `LLMJudge`): every
+    criterion is recorded as an `error` outcome that says so, and every other score of the
+    run is kept.
     """
 
     definition: JudgeDefinition
@@ -66,14 +67,14 @@ class TomlJudge:
     def criteria(self) -> tuple[CriterionDef, ...]:
         return self.definition.criteria
 
-    async def evaluate(self, workspace: Path) -> list[Outcome]:
+    async def evaluate(self, workspace: Path, client: Any = None) -> JudgeRun:
         """One outcome per criterion, in TOML order."""
         d = self.definition
         message = (
             f"{d.kind} judges ({d.judge!r} in {d.source.name}) are not available in this "
             f"version of rewardkit yet; the criterion is recorded as an error"
         )
-        return [
+        outcomes = tuple(
             Outcome(
                 name=c.name,
                 status="error",
@@ -83,4 +84,5 @@ class TomlJudge:
                 extra=criterion_extra(c),
             )
             for c in d.criteria
-        ]
+        )
+        return JudgeRun(outcomes=outcomes, detail={"judge": d.details()})

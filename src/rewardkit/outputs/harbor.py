@@ -68,6 +68,7 @@ def _node(node: NodeResult, policy: ErrorPolicy) -> dict[str, Any]:
             "score": round(node.score, 4),
             "criteria": [criterion_detail(o, policy) for o in node.outcomes],
             "kind": node.leaf.kind,
+            **node.detail,
         }
     group = node.group
     if not group.explicit and len(node.children) == 1:
@@ -100,6 +101,9 @@ def criterion_detail(outcome: Outcome, policy: ErrorPolicy) -> dict[str, Any]:
         out["confidence"] = outcome.confidence
     if outcome.model is not None:
         out["model"] = outcome.model
+    for key in ("samples", "agreement"):
+        if key in outcome.extra:
+            out[key] = outcome.extra[key]
     if "metrics" in outcome.extra:
         out["metrics"] = outcome.extra["metrics"]
     out["status"] = outcome.status

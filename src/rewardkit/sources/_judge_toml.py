@@ -68,12 +68,17 @@ def load_judge(
                 path=path,
             )
         )
+    judge: Any = TomlJudge(definition=definition)
+    if definition.kind == "llm":
+        from rewardkit.judges._llm import LLMJudge  # the transport loads only with a judge
+
+        judge = LLMJudge(definition=definition)
     return Leaf(
         name=path.stem,
         qualname=qualname,
         source=path,
         kind=definition.kind,
-        judge=TomlJudge(definition=definition),
+        judge=judge,
         scoring=scoring,
         weight=definition.weight,
     )

@@ -1,0 +1,177 @@
+"""Run an LLM judge TOML: plan its requests, send them through the run's `ModelClient`,
+parse the replies, combine samples, and turn each criterion into an outcome.
+
+Nothing here raises for a model failure: after the transport's retries, every criterion the
+failed call was grading becomes an `error` (or `timeout`) outcome with the reason, and the
+run goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rewardkit._errors import ConfigError, JudgeError, JudgeTimeout
+from rewardkit._outcome import JudgeRun, Outcome
+from rewardkit.judges._definition import CriterionDef, JudgeDefinition
+from rewardkit.judges._parse import Verdict, combine_samples, guard_detail, parse_reply
+from rewardkit.judges._prompt import JudgeRequest, plan_requests
+from rewardkit.judges._request import CompletionRequest
+from rewardkit.judges._toml_judge import criterion_extra, verdict_outcome
+from rewardkit.judges._transport import ModelClient
+from rewardkit.judges._usage import Usage
+
+__all__ = ["LLMJudge"]
+
+
+@dataclass(frozen=True)
+class _Call:
+    """What one request came back with: a verdict per criterion, or why there is none."""
+
+    request: JudgeRequest
+    verdicts: tuple[Verdict, ...] | None
+    error: JudgeError | None
+    text: str
+    usage: Usage
+
+
+@dataclass(frozen=True, kw_only=True)
+class LLMJudge:
+    """An LLM judge TOML, ready to run against a workspace."""
+
+    definition: JudgeDefinition
+
+    @property
+    def criteria(self) -> tuple[CriterionDef, ...]:
+        return self.definition.criteria
+
+    async def evaluate(self, workspace: Path, client: ModelClient) -> JudgeRun:
+        """Grade `workspace`: every sample's requests at once, under the client's limits."""
+        d = self.definition
+        started = time.perf_counter()
+        try:
+            plans = [plan_requests(d, workspace) for _ in range(d.samples)]
+        except (OSError, ValueError) as exc:  # unreadable inputs: record, don't crash
+            return self._all_failed(f"could not build the judge's input: {exc}", started)
+        calls = await asyncio.gather(
+            *(self._ask(client, req, sample) for sample, reqs in enumerate(plans) for req in reqs)
+        )
+        per_sample = len(plans[0]) if plans else 0
+        samples = [calls[i * per_sample : (i + 1) * per_sample] for i in range(d.samples)]
+        outcomes = [self._outcome(c, samples, started) for c in d.criteria]
+        detail: dict[str, Any] = {"judge": d.details(), "judge_output": _output(calls, d.samples)}
+        usage = sum((c.usage for c in calls), Usage())
+        if usage.as_dict() != Usage().as_dict():
+            detail["usage"] = {**usage.as_dict(), "models": {d.judge: usage.as_dict()}}
+        cap = None
+        guard = d.guard_criterion
+        if guard is not None:
+            verdict, error = self._combined(guard, samples, upper=True)
+            detail["guard"] = guard_detail(verdict, error)
+            if d.guard == "penalize" and detail["guard"].get("flagged"):
+                cap = 0.0  # a flagged submission scores at most 0
+        failures = sorted({str(c.error) for c in calls if c.error is not None})
+        if failures:
+            detail["warnings"] = failures
+        return JudgeRun(outcomes=tuple(outcomes), detail=detail, cap=cap)
+
+    async def _ask(self, client: ModelClient, request: JudgeRequest, sample: int) -> _Call:
+        d = self.definition
+        completion = CompletionRequest(
+            model=d.judge,
+            messages=request.messages,
+            schema=request.schema,
+            timeout=float(d.timeout),
+            reasoning_effort=d.reasoning_effort,
+            api_base=os.environ.get("REWARDKIT_API_BASE") or None,
+            sample=sample,
+        )
+        try:
+            result, verdicts = await client.complete(
+                completion, parse=lambda text: parse_reply(text, request.criteria)
+            )
+        except JudgeError as exc:
+            return _Call(request, None, exc, "", _usage_of(exc))
+        except ConfigError as exc:  # LiteLLM missing: the message names the extra
+            return _Call(request, None, JudgeError(str(exc)), "", Usage())
+        return _Call(request, verdicts, None, result.text, result.usage)
+
+    def _combined(
+        self, criterion: CriterionDef, samples: Sequence[Sequence[_Call]], *, upper: bool = False
+    ) -> tuple[Verdict | None, str | None]:
+        votes: list[Verdict | None] = []
+        errors: list[JudgeError] = []
+        for calls in samples:
+            call = next((c for c in calls if criterion in c.request.criteria), None)
+            if call is None or call.verdicts is None:
+                votes.append(None)
+                if call is not None and call.error is not None:
+                    errors.append(call.error)
+                continue
+            votes.append(call.verdicts[call.request.criteria.index(criterion)])
+        verdict = combine_samples(votes, upper=upper)
+        return verdict, (str(errors[0]) if verdict is None and errors else None)
+
+    def _outcome(
+        self, criterion: CriterionDef, samples: Sequence[Sequence[_Call]], started: float
+    ) -> Outcome:
+        verdict, error = self._combined(criterion, samples)
+        ms = round((time.perf_counter() - started) * 1000, 3)
+        if verdict is not None:
+            return verdict_outcome(criterion, verdict, model=self.definition.judge, duration_ms=ms)
+        timed_out = any(
+            isinstance(c.error, JudgeTimeout)
+            for calls in samples
+            for c in calls
+            if criterion in c.request.criteria
+        )
+        return Outcome(
+            name=criterion.name,
+            status="timeout" if timed_out else "error",
+            weight=criterion.weight,
+            description=criterion.description,
+            error=error or "no reply",
+            model=self.definition.judge,
+            duration_ms=ms,
+            extra=criterion_extra(criterion),
+        )
+
+    def _all_failed(self, message: str, started: float) -> JudgeRun:
+        ms = round((time.perf_counter() - started) * 1000, 3)
+        return JudgeRun(
+            outcomes=tuple(
+                Outcome(
+                    name=c.name,
+                    status="error",
+                    weight=c.weight,
+                    description=c.description,
+                    error=message,
+                    duration_ms=ms,
+                    extra=criterion_extra(c),
+                )
+                for c in self.definition.criteria
+            ),
+            detail={"judge": self.definition.details(), "warnings": [message]},
+        )
+
+
+def _usage_of(exc: JudgeError) -> Usage:
+    usage = getattr(exc, "usage", None)
+    return usage if isinstance(usage, Usage) else Usage()
+
+
+def _output(calls: Sequence[_Call], samples: int) -> str:
+    """The raw replies, labelled per sample when there are several (as RewardKit does)."""
+    texts = [c.text for c in calls]
+    if samples > 1:
+        per = len(calls) // samples
+        return "\n".join(
+            f"--- sample {i + 1} ---\n" + "\n".join(texts[i * per : (i + 1) * per])
+            for i in range(samples)
+        )
+    return "\n".join(texts)

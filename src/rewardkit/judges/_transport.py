@@ -1,0 +1,336 @@
+"""Sending chat-completion requests through LiteLLM: limited, retried, shared and cached.
+
+One `ModelClient` serves a whole run. For every request it
+
+1. answers from the opt-in cache when it can (no model call, no wait for LiteLLM);
+2. joins an identical request already in flight instead of sending a second one;
+3. holds one permit of its model's limiter while a call is on the wire, so a run never has
+   more than `max_concurrent` calls in flight per model, whatever the judges' modes;
+4. sends only what LiteLLM says the model supports: the JSON schema as `response_format`,
+   `reasoning_effort`, and each extra parameter (the rest is reported in `dropped`);
+5. retries transient failures within a `RetryPolicy`, and asks again (up to 3 calls) when
+   the caller's parser rejects a reply with `ValueError`;
+6. raises a `JudgeError` subclass once it gives up, never a provider exception.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import copy
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any, TypeVar
+
+from rewardkit._errors import JudgeBadReply, JudgeError
+from rewardkit.judges import _litellm
+from rewardkit.judges._cache import ReplyCache
+from rewardkit.judges._request import (
+    Capabilities,
+    CompletionRequest,
+    CompletionResult,
+    capabilities,
+    litellm_kwargs,
+)
+from rewardkit.judges._retry import TRANSIENT, Failure, RetryPolicy, classify, judge_error, redact
+from rewardkit.judges._retry import retry_after as asked_wait
+from rewardkit.judges._usage import Usage
+
+__all__ = [
+    "ClientStats",
+    "CompletionRequest",
+    "CompletionResult",
+    "ModelClient",
+    "RetryPolicy",
+    "Usage",
+]
+
+T = TypeVar("T")
+DEFAULT_RETRY = RetryPolicy()
+
+
+@dataclass
+class ClientStats:
+    """Counters for a run's summary."""
+
+    calls: int = 0
+    """Calls sent to providers (every retry counts)."""
+    cache_hits: int = 0
+    shared: int = 0
+    """Requests that joined an identical one in flight."""
+    in_flight: int = 0
+    max_in_flight: int = 0
+
+
+@dataclass(frozen=True)
+class _Reply:
+    text: str
+    usage: Usage
+    attempts: int
+    dropped: tuple[str, ...]
+
+
+@dataclass
+class _Shared:
+    task: asyncio.Task[_Reply]
+    waiters: int = 0
+
+
+class ModelClient:
+    """Sends a run's chat-completion requests; one per run and event loop.
+
+    Args:
+        max_concurrent: calls in flight at once per model (0 = unlimited).
+        cache_dir: a directory for the persistent reply cache (`None`: no cache).
+        retry: how hard to retry; see `RetryPolicy`.
+
+    Use it as `async with ModelClient(...) as client:`, or call `aclose()` before the loop
+    ends, so LiteLLM's HTTP sessions close with the loop that opened them (they close when
+    the last client that used them does).
+    """
+
+    def __init__(
+        self,
+        *,
+        max_concurrent: int = 8,
+        cache_dir: Path | str | None = None,
+        retry: RetryPolicy = DEFAULT_RETRY,
+    ) -> None:
+        if isinstance(max_concurrent, bool) or not isinstance(max_concurrent, int):
+            raise TypeError(f"max_concurrent must be an int (got {max_concurrent!r})")
+        if max_concurrent < 0:
+            raise ValueError(
+                f"max_concurrent must be ≥ 0, 0 meaning unlimited (got {max_concurrent})"
+            )
+        self.max_concurrent = max_concurrent
+        self.retry = retry
+        self.cache = ReplyCache(cache_dir) if cache_dir is not None else None
+        self.stats = ClientStats()
+        self._limiters: dict[str, asyncio.Semaphore] = {}
+        self._inflight: dict[tuple[str, int], _Shared] = {}
+        self._capabilities: dict[str, Capabilities] = {}
+        self._holding = False
+
+    async def __aenter__(self) -> ModelClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Let LiteLLM's HTTP sessions close once no open client uses them (idempotent)."""
+        if self._holding:
+            self._holding = False
+            await _litellm.users.release()
+
+    async def complete(
+        self, request: CompletionRequest, *, parse: Callable[[str], T] | None = None
+    ) -> tuple[CompletionResult, T | None]:
+        """Get a reply for `request`, and `parse(text)` of it when a parser is given.
+
+        A parser signals an unusable reply by raising `ValueError`; the request is then
+        sent again, up to `retry.parse_attempts` calls in total. Other exceptions from the
+        parser propagate unchanged. Identical requests in flight (same `key()`) share one
+        call, and each caller parses the reply with its own parser.
+
+        Raises:
+            JudgeError: a subclass saying why no reply was had (after retries).
+            ConfigError: LiteLLM is not installed (the message names the extra).
+        """
+        started = time.perf_counter()
+        cached = self._from_cache(request, parse)
+        if cached is not None:
+            self.stats.cache_hits += 1
+            text, value = cached
+            result = CompletionResult(
+                text=text, usage=Usage(), attempts=0, cached=True, duration_ms=_ms(started)
+            )
+            return result, value
+        usage, attempts, problem = Usage(), 0, ""
+        for ask in range(self.retry.parse_attempts):
+            try:
+                reply, own = await self._ask(request, ask)
+            except JudgeError as exc:
+                raise _with_totals(exc, attempts, usage) from None
+            if own:
+                usage, attempts = usage + reply.usage, attempts + reply.attempts
+            try:
+                value = parse(reply.text) if parse is not None else None
+            except ValueError as exc:
+                problem = str(exc) or type(exc).__name__
+                continue
+            if own and self.cache is not None:
+                self.cache.put(request.key(), model=request.model, text=reply.text, usage=usage)
+            result = CompletionResult(
+                text=reply.text,
+                usage=usage,
+                attempts=attempts,
+                shared=not own,
+                duration_ms=_ms(started),
+                dropped=reply.dropped,
+            )
+            return result, value
+        asks = self.retry.parse_attempts
+        raise _bad_reply(request, reply.text, problem, attempts, usage, asks)
+
+    def _from_cache(
+        self, request: CompletionRequest, parse: Callable[[str], T] | None
+    ) -> tuple[str, T | None] | None:
+        entry = self.cache.get(request.key()) if self.cache is not None else None
+        if entry is None:
+            return None
+        try:
+            return entry.text, parse(entry.text) if parse is not None else None
+        except ValueError:  # the parser changed since: ask the model again
+            return None
+
+    async def _ask(self, request: CompletionRequest, ask: int) -> tuple[_Reply, bool]:
+        """The reply to the `ask`-th sending of `request`, joining an identical one in flight."""
+        slot = (request.key(), ask)
+        shared = self._inflight.get(slot)
+        own = shared is None or shared.task.cancelled()
+        if shared is None or shared.task.cancelled():
+            shared = _Shared(asyncio.ensure_future(self._call(request)))
+            self._inflight[slot] = shared
+            shared.task.add_done_callback(lambda task: self._settle(slot, task))
+        else:
+            self.stats.shared += 1
+        shared.waiters += 1
+        try:
+            return await asyncio.shield(shared.task), own
+        except asyncio.CancelledError:
+            if shared.waiters == 1 and not shared.task.done():
+                shared.task.cancel()  # the last one waiting went away
+            raise
+        finally:
+            shared.waiters -= 1
+
+    def _settle(self, slot: tuple[str, int], task: asyncio.Task[_Reply]) -> None:
+        if self._inflight.get(slot) is not None and self._inflight[slot].task is task:
+            del self._inflight[slot]
+        if not task.cancelled():
+            task.exception()  # retrieved here so a failure nobody awaits is not logged
+
+    async def _call(self, request: CompletionRequest) -> _Reply:
+        """One reply from the model, retrying transient failures within the policy."""
+        litellm = await _litellm.load()
+        if not self._holding:
+            self._holding = True
+            _litellm.users.hold()
+        caps = self._capabilities.get(request.model)
+        if caps is None:
+            caps = self._capabilities[request.model] = capabilities(litellm, request.model)
+        kwargs, dropped = litellm_kwargs(request, caps)
+        began = time.monotonic()
+        attempts = timeouts = 0
+        while True:
+            attempts += 1
+            try:
+                response = await self._send(litellm, kwargs, request)
+            except Exception as exc:  # classified below; CancelledError is not caught
+                failure = classify(exc)
+                timeouts += failure == "timeout"
+                wait, note = self._wait(failure, exc, attempts, timeouts, began)
+                if wait is None:
+                    raise judge_error(
+                        failure,
+                        exc,
+                        model=request.model,
+                        attempts=attempts,
+                        elapsed=time.monotonic() - began,
+                        timeout=request.timeout,
+                        secrets=(request.api_key or "",),
+                        note=note,
+                    ) from None
+                await asyncio.sleep(wait)
+                continue
+            usage = Usage.from_response(response, _cost(response))
+            return _Reply(_text(response), usage, attempts, dropped)
+
+    async def _send(
+        self, litellm: ModuleType, kwargs: dict[str, Any], request: CompletionRequest
+    ) -> Any:
+        # LiteLLM's timeout bounds each socket operation; this one bounds the whole call.
+        limit = request.timeout * 1.05 + 0.25
+        async with self._limiter(request.model):
+            self.stats.calls += 1
+            self.stats.in_flight += 1
+            self.stats.max_in_flight = max(self.stats.max_in_flight, self.stats.in_flight)
+            try:
+                async with asyncio.timeout(limit):
+                    return await litellm.acompletion(**kwargs)
+            finally:
+                self.stats.in_flight -= 1
+
+    def _limiter(self, model: str) -> contextlib.AbstractAsyncContextManager[Any]:
+        if self.max_concurrent == 0:
+            return contextlib.nullcontext()
+        if model not in self._limiters:
+            self._limiters[model] = asyncio.Semaphore(self.max_concurrent)
+        return self._limiters[model]
+
+    def _wait(
+        self, failure: Failure, exc: BaseException, attempts: int, timeouts: int, began: float
+    ) -> tuple[float | None, str]:
+        """Seconds to wait before the next attempt, or `None` (and why) to give up."""
+        policy = self.retry
+        if failure not in TRANSIENT:
+            return None, ""
+        if attempts >= policy.max_attempts:
+            return None, ""
+        if failure == "timeout" and timeouts >= policy.max_timeouts:
+            return None, ""
+        wait = policy.backoff(attempts)
+        asked = asked_wait(exc)
+        if asked is not None:  # honour it, spread a little so waiters do not return together
+            wait = asked + random.uniform(0, min(1.0, asked * 0.1))
+        if time.monotonic() - began + wait > policy.budget:
+            why = f"the provider asked to wait {asked:g}s, " if asked is not None else ""
+            return None, f"; {why}beyond the {policy.budget:g}s retry budget"
+        return wait, ""
+
+
+def _text(response: Any) -> str:
+    try:
+        content = response.choices[0].message.content
+    except (AttributeError, IndexError, TypeError):
+        return ""
+    return content if isinstance(content, str) else ""
+
+
+def _cost(response: Any) -> float | None:
+    """LiteLLM's own estimate (it prices every response it can; asking again costs ≈1 ms)."""
+    hidden = getattr(response, "_hidden_params", None)
+    cost = hidden.get("response_cost") if isinstance(hidden, dict) else None
+    return cost if isinstance(cost, int | float) and cost >= 0 else None
+
+
+def _ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 3)
+
+
+def _with_totals(exc: JudgeError, attempts: int, usage: Usage) -> JudgeError:
+    """A copy of `exc` counting this request's earlier calls (the original may be shared)."""
+    mine = copy.copy(exc)
+    mine.attempts = exc.attempts + attempts
+    total = usage if exc.usage is None else usage + exc.usage
+    mine.usage = total if total != Usage() else None
+    return mine
+
+
+def _bad_reply(
+    request: CompletionRequest, text: str, problem: str, attempts: int, usage: Usage, asks: int
+) -> JudgeBadReply:
+    start = redact(text[:200], (request.api_key or "",))
+    return JudgeBadReply(
+        f"{request.model}: none of {asks} replies could be used ({redact(problem)}); "
+        f"last reply: {start!r}. Check the judge's prompt asks for the expected JSON.",
+        model=request.model,
+        attempts=attempts,
+        usage=usage,
+        reply=start,
+    )

@@ -1,0 +1,265 @@
+"""A real OpenAI chat-completions server on 127.0.0.1 for the LLM judge tests.
+
+`ChatServer` answers `POST /v1/chat/completions` from a script of `Reply` values (one per
+request, in arrival order; `then` answers once the script is used up), or from a
+`responder` function of the request body. It records every request body and the most
+requests it ever had in flight at once, so tests can check retries and limits from the
+server's side of the wire.
+
+    with ChatServer(latency=0.2) as server:
+        server.script(error(429, retry_after=1), ok('{"score": 1}'))
+        ...  # point LiteLLM at server.url with model "openai/test-model"
+        assert server.count == 2
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Literal
+
+__all__ = ["KEY", "VALID", "ChatServer", "Reply", "drop", "error", "ok", "parse", "slow"]
+
+VALID = '{"score": "yes", "reasoning": "the file is there"}'
+KEY = "sk-test-0123456789abcdef"
+"""The API key the server accepts (any other gets a 401 naming it, as OpenAI does)."""
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One scripted answer."""
+
+    content: str = VALID
+    """The assistant message's text (for status 200)."""
+    status: int = 200
+    headers: Mapping[str, str] = field(default_factory=dict)
+    delay: float = 0.0
+    """Seconds to wait before answering, on top of the server's latency."""
+    action: Literal["answer", "drop"] = "answer"
+    """`drop` closes the connection without a response (a connection reset)."""
+    usage: tuple[int, int] = (12, 5)
+    """Prompt and completion tokens reported for a 200."""
+
+
+def ok(content: str = VALID, *, delay: float = 0.0) -> Reply:
+    """A successful completion whose message text is `content`."""
+    return Reply(content=content, delay=delay)
+
+
+def slow(seconds: float, content: str = VALID) -> Reply:
+    """A successful completion sent only after `seconds`."""
+    return Reply(content=content, delay=seconds)
+
+
+def error(status: int, message: str = "", *, retry_after: float | str | None = None) -> Reply:
+    """An OpenAI-style error body with `status` (and `Retry-After` when given)."""
+    headers = {} if retry_after is None else {"Retry-After": str(retry_after)}
+    return Reply(content=message or f"scripted error {status}", status=status, headers=headers)
+
+
+def parse(text: str) -> str:
+    """Read the `score` of a reply like `VALID`, also inside a ``` fence (a test parser)."""
+    body = text.strip().removeprefix("```json").removeprefix("```").removesuffix("```")
+    try:
+        data = json.loads(body)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not JSON: {exc}") from None
+    if not isinstance(data, dict) or "score" not in data:
+        raise ValueError("no 'score' key")
+    return str(data["score"])
+
+
+def drop() -> Reply:
+    """Close the connection without answering."""
+    return Reply(action="drop")
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 256  # the default backlog of 5 stalls bursts of connections
+
+
+@dataclass
+class _State:
+    replies: list[Reply] = field(default_factory=list)
+    then: Reply = field(default_factory=Reply)
+    responder: Callable[[dict[str, Any]], Reply] | None = None
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    headers: list[dict[str, str]] = field(default_factory=list)
+    in_flight: int = 0
+    max_in_flight: int = 0
+
+
+class ChatServer:
+    """A scriptable chat-completions endpoint on an ephemeral port, served from a thread."""
+
+    def __init__(self, *, latency: float = 0.0) -> None:
+        self.latency = latency
+        self._state = _State()
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._httpd = _Server(("127.0.0.1", 0), _handler_for(self))
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
+
+    @property
+    def url(self) -> str:
+        """The `api_base` to give LiteLLM."""
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+
+    def script(self, *replies: Reply, then: Reply | None = None) -> None:
+        """Answer the next requests with `replies`, then with `then` (default: valid JSON)."""
+        with self._lock:
+            self._state.replies = list(replies)
+            self._state.then = then or Reply()
+
+    def respond_with(self, responder: Callable[[dict[str, Any]], Reply]) -> None:
+        """Answer every request with `responder(body)` instead of the script."""
+        with self._lock:
+            self._state.responder = responder
+
+    @property
+    def requests(self) -> list[dict[str, Any]]:
+        """Every request body received so far, in arrival order."""
+        with self._lock:
+            return list(self._state.requests)
+
+    @property
+    def request_headers(self) -> list[dict[str, str]]:
+        """Every request's headers (lower-cased names), in arrival order."""
+        with self._lock:
+            return list(self._state.headers)
+
+    @property
+    def count(self) -> int:
+        """How many requests arrived."""
+        with self._lock:
+            return len(self._state.requests)
+
+    @property
+    def max_in_flight(self) -> int:
+        """The most requests that were being answered at the same moment."""
+        with self._lock:
+            return self._state.max_in_flight
+
+    def reset(self) -> None:
+        """Forget the recorded requests and the script."""
+        with self._lock:
+            self._state = _State()
+
+    def start(self) -> ChatServer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()  # wakes every handler that is sleeping through a delay
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join(timeout=5)
+
+    def __enter__(self) -> ChatServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- called from handler threads ---------------------------------------------------
+
+    def _enter(self, body: dict[str, Any], headers: dict[str, str]) -> Reply:
+        with self._lock:
+            state = self._state
+            state.requests.append(body)
+            state.headers.append(headers)
+            state.in_flight += 1
+            state.max_in_flight = max(state.max_in_flight, state.in_flight)
+            if state.responder is not None:
+                return state.responder(body)
+            return state.replies.pop(0) if state.replies else state.then
+
+    def _leave(self) -> None:
+        with self._lock:
+            self._state.in_flight -= 1
+
+    def _wait(self, seconds: float) -> None:
+        if seconds > 0:
+            self._stopping.wait(seconds)
+
+
+def _completion(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
+    prompt, completion = reply.usage
+    return {
+        "id": "chatcmpl-test",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": body.get("model", "test-model"),
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": reply.content},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+        },
+    }
+
+
+def _error_body(reply: Reply) -> dict[str, Any]:
+    kinds = {401: "invalid_request_error", 404: "invalid_request_error", 429: "rate_limit"}
+    return {
+        "error": {
+            "message": reply.content,
+            "type": kinds.get(reply.status, "server_error"),
+            "code": reply.status,
+        }
+    }
+
+
+def _handler_for(server: ChatServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive, as real providers do
+        disable_nagle_algorithm = True  # headers and body go out as two writes: no 40 ms stall
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            body = json.loads(self.rfile.read(length) or b"{}")
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            reply = server._enter(body, headers)
+            if headers.get("authorization") != f"Bearer {KEY}":
+                given = headers.get("authorization", "").removeprefix("Bearer ")
+                reply = error(401, f"Incorrect API key provided: {given}.")
+            try:
+                server._wait(server.latency + reply.delay)
+                if reply.action == "drop":
+                    self.close_connection = True
+                    self.connection.close()
+                    return
+                self._send(reply, body)
+            except OSError:  # the client gave up (its timeout) and closed the socket
+                self.close_connection = True
+            finally:
+                server._leave()
+
+        def _send(self, reply: Reply, body: dict[str, Any]) -> None:
+            payload = _completion(body, reply) if reply.status == 200 else _error_body(reply)
+            data = json.dumps(payload).encode()
+            self.send_response(reply.status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for name, value in reply.headers.items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            """Stay quiet: tests read the recorded requests instead."""
+
+    return Handler
