@@ -13,6 +13,7 @@ from rewardkit._errors import ConfigError
 from rewardkit._outcome import Outcome
 from rewardkit.compose import JudgeValue, compose_reward, normalize_value
 from rewardkit.engine._threads import in_threads
+from rewardkit.judges import EvalJudge
 from rewardkit.outputs.harbor import criterion_detail
 from rewardkit.sources._cases import case_record
 from rewardkit.sources.eval_yaml import EvalSuite
@@ -50,15 +51,23 @@ def score_records(
     max_concurrent: int = 8,
     progress: Callable[[int], None] | None = None,
 ) -> list[CaseResult]:
-    """Run every judge on every case record; an unreadable case errors every judge."""
+    """Run every judge on every case record; an unreadable case errors every judge.
+
+    Code, `check` and `builtin` judges run on worker threads (at most `max_concurrent` at
+    once); LLM judges share one model client (at most `max_concurrent` calls per model).
+    """
     calls: list[Callable[[], Outcome]] = []
+    asks: list[tuple[int, EvalJudge, dict[str, Any]]] = []
     for _, record in cases:
         for judge in suite.judges:
             if isinstance(record, ConfigError):
                 calls.append(partial(_unreadable, judge.name, str(record)))
+            elif judge.kind == "llm":
+                asks.append((len(calls), judge, record))
+                calls.append(partial(_unreadable, judge.name, "not run"))  # replaced below
             else:
                 calls.append(_counted(partial(judge.evaluate, record), progress))
-    outcomes = asyncio.run(in_threads(calls, max_concurrent))
+    outcomes = asyncio.run(_run(calls, asks, suite.path.parent, max_concurrent, progress))
     width = len(suite.judges)
     results = []
     for i, (case_id, _) in enumerate(cases):
@@ -68,6 +77,38 @@ def score_records(
             CaseResult(case_id, mine, compose_reward(values, suite.reward, suite.judge_info))
         )
     return results
+
+
+async def _run(
+    calls: list[Callable[[], Outcome]],
+    asks: list[tuple[int, EvalJudge, dict[str, Any]]],
+    base_dir: Path,
+    limit: int,
+    progress: Callable[[int], None] | None,
+) -> list[Outcome]:
+    if not asks:
+        return await in_threads(calls, limit)
+    from rewardkit.judges._eval_llm import evaluate_llm
+    from rewardkit.judges._litellm import start_loading
+    from rewardkit.judges._transport import ModelClient
+
+    start_loading()
+    llm_slots = {slot for slot, _, _ in asks}
+    async with ModelClient(max_concurrent=limit) as client:
+
+        async def ask(judge: EvalJudge, record: dict[str, Any]) -> Outcome:
+            outcome = await evaluate_llm(judge, record, client, base_dir)
+            if progress is not None:
+                progress(1)
+            return outcome
+
+        sync = [call for i, call in enumerate(calls) if i not in llm_slots]
+        done, answered = await asyncio.gather(
+            in_threads(sync, limit), asyncio.gather(*(ask(j, r) for _, j, r in asks))
+        )
+    merged = iter(done)
+    by_slot = {slot: outcome for (slot, _, _), outcome in zip(asks, answered, strict=True)}
+    return [by_slot[i] if i in by_slot else next(merged) for i in range(len(calls))]
 
 
 def score_cases(

@@ -46,17 +46,28 @@ class EvalJudge:
     config: Mapping[str, Any] = field(default_factory=dict)
     """The LLM / agent fields, kept for the judges that will run them."""
 
+    def precheck(self, record: Mapping[str, Any]) -> Outcome | None:
+        """The outcome when `if:` skips this case (or raises); None when the judge should run."""
+        if self.condition is None:
+            return None
+        base = Outcome(name=self.name, status="error", description=self.description)
+        try:
+            if not self.condition.evaluate(condition_env(record)):
+                reason = f"Skipped: if: {self.condition.source!r} is false"
+                return replace(base, status="skipped", reasoning=reason)
+        except Exception as exc:
+            return replace(
+                base, error=f"if: {self.condition.source!r} raised {describe_exception(exc)}"
+            )
+        return None
+
     def evaluate(self, record: Mapping[str, Any]) -> Outcome:
         """Score one case record; every failure is an outcome, never an exception."""
         start = time.perf_counter()
         base = Outcome(name=self.name, status="error", description=self.description)
-        try:
-            if self.condition is not None and not self.condition.evaluate(condition_env(record)):
-                reason = f"Skipped: if: {self.condition.source!r} is false"
-                return replace(base, status="skipped", reasoning=reason, duration_ms=_ms(start))
-        except Exception as exc:
-            error = f"if: {self.condition.source!r} raised {describe_exception(exc)}"
-            return replace(base, error=error, duration_ms=_ms(start))
+        skipped = self.precheck(record)
+        if skipped is not None:
+            return replace(skipped, duration_ms=_ms(start))
         if self.fn is None:
             error = (
                 f"{self.kind} judges are not available in this version of rewardkit yet; "

@@ -80,11 +80,7 @@ def describe_suite(suite: EvalSuite) -> str:
             how = "numbers normalized from [1, 5] (no score_range)"
         condition = f", if: {judge.condition.source}" if judge.condition is not None else ""
         where = f" ({judge.where})"
-        ran = (
-            ""
-            if judge.fn is not None or judge.kind not in ("llm", "agent")
-            else " [not runnable yet]"
-        )
+        ran = " [not runnable yet]" if judge.kind == "agent" else ""
         lines.append(f"  {judge.name}: {judge.kind}{ran}{where}; bool -> 1/0, {how}{condition}")
     for name, limits in suite.thresholds.items():
         shown = ", ".join(f"{k} {v:g}" for k, v in limits.items())
