@@ -122,3 +122,16 @@ def test_the_cache_makes_an_unchanged_rerun_free(task, server: ChatServer, tmp_p
     assert main(args) == 0
     assert server.count == 1  # second run: zero requests
     assert json.loads(out.read_text()) == {"reward": 1.0}
+
+
+def test_a_missing_api_key_is_named_before_any_call(
+    task, server: ChatServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tests, ws = task(BATCHED)
+    monkeypatch.delenv("OPENAI_API_KEY")
+    rewards, details = run(tests, ws, tmp_path)
+    assert rewards == {"reward": 0.5}
+    quality = next(c["detail"] for c in details["reward"]["components"] if c["name"] == "quality")
+    assert "quality.toml: model" in quality["criteria"][0]["error"]
+    assert "needs OPENAI_API_KEY" in quality["criteria"][0]["error"]
+    assert server.count == 0

@@ -18,6 +18,7 @@ from typing import Any
 
 from rewardkit._errors import ConfigError, JudgeError, JudgeTimeout
 from rewardkit._outcome import JudgeRun, Outcome
+from rewardkit.judges import _litellm
 from rewardkit.judges._definition import CriterionDef, JudgeDefinition
 from rewardkit.judges._parse import Verdict, combine_samples, guard_detail, parse_reply
 from rewardkit.judges._prompt import JudgeRequest, plan_requests
@@ -54,6 +55,14 @@ class LLMJudge:
         """Grade `workspace`: every sample's requests at once, under the client's limits."""
         d = self.definition
         started = time.perf_counter()
+        missing = await _missing_keys(d.judge)
+        if missing:
+            return self._all_failed(
+                f"{d.source.name}: model {d.judge!r} needs {', '.join(missing)} in the "
+                f"environment; set it in the verifier's environment or pass "
+                f"--judge-env {missing[0]}=... (no call was made)",
+                started,
+            )
         try:
             plans = [plan_requests(d, workspace) for _ in range(d.samples)]
         except (OSError, ValueError) as exc:  # unreadable inputs: record, don't crash
@@ -158,6 +167,20 @@ class LLMJudge:
             ),
             detail={"judge": self.definition.details(), "warnings": [message]},
         )
+
+
+async def _missing_keys(model: str) -> list[str]:
+    """The provider keys LiteLLM says `model` needs and the environment lacks."""
+    try:
+        litellm = await _litellm.load()
+        info = litellm.validate_environment(model=model)
+    except ConfigError:
+        return []  # LiteLLM is missing: `complete` reports it, naming the extra
+    except Exception:  # an unknown provider: let the call itself say what is wrong
+        return []
+    if info.get("keys_in_environment"):
+        return []
+    return [str(key) for key in info.get("missing_keys") or []]
 
 
 def _usage_of(exc: JudgeError) -> Usage:
