@@ -111,6 +111,10 @@ def verify(
         _check_labels(tests_dirs)
     loaded = [_load(Path(d)) for d in tests_dirs]
     plans = [item for item in loaded if isinstance(item, Plan)]
+    if any(leaf.kind == "agent" for plan in plans for leaf in plan.leaves()):
+        from rewardkit.judges._agent import check_shared_workspace
+
+        check_shared_workspace(plans, max_concurrent_agent=limits.agent, yolo=yolo)
     if any(leaf.kind == "llm" for plan in plans for leaf in plan.leaves()):
         from rewardkit.judges._litellm import start_loading
 

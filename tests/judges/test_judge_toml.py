@@ -587,7 +587,7 @@ def test_leaf_kind_weight_scoring_and_placeholder_outcomes(tmp_path: Path) -> No
         tmp_path,
         """
         [judge]
-        judge = "codex"
+        judge = "fx"  # no backend yet: the placeholder judge
         weight = 3
         [[criterion]]
         description = "Edge cases?"
@@ -613,7 +613,7 @@ def test_leaf_kind_weight_scoring_and_placeholder_outcomes(tmp_path: Path) -> No
     first, second = asyncio.run(judge.evaluate(tmp_path)).outcomes
     assert first.status == "error"
     assert first.extra == {"id": "E1", "optional": True}
-    assert "agent judges ('codex' in judge.toml) are not available" in str(first.error)
+    assert "agent judges ('fx' in judge.toml) are not available" in str(first.error)
     assert second.weight == 2.0
     assert second.description == "Tests pass?"
 

@@ -73,6 +73,13 @@ def load_judge(
         from rewardkit.judges._llm import LLMJudge  # the transport loads only with a judge
 
         judge = LLMJudge(definition=definition)
+    elif definition.kind == "agent":
+        from rewardkit.judges.agents import AGENT_BACKENDS
+
+        if definition.judge in AGENT_BACKENDS:  # fx has no backend yet: TomlJudge says so
+            from rewardkit.judges._agent import AgentJudge
+
+            judge = AgentJudge(definition=definition)
     return Leaf(
         name=path.stem,
         qualname=qualname,

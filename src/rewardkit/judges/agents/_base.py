@@ -1,0 +1,252 @@
+"""What an agent-judge backend provides, and how its CLI is run.
+
+A backend (`claude-code`, `codex`) knows one CLI: its executable and how to install it, how
+to prepare a judge (auth, MCP servers), the command line of one call, and how to read the
+CLI's output back into the reply text, the token usage and the session id. Running the
+process, retrying and scoring are the judge's (`rewardkit.judges._agent`), shared by all.
+
+`run_cli` starts the CLI in its own session and, at the deadline, kills the whole process
+group, then waits briefly for buffered output: a hung agent (or a tool it started) never
+outlives its timeout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import signal
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, Protocol
+
+from rewardkit.judges._definition import JudgeDefinition
+from rewardkit.judges._usage import Usage
+
+__all__ = [
+    "AgentBackend",
+    "AgentReply",
+    "CliResult",
+    "Invocation",
+    "Prepared",
+    "SetupError",
+    "attempt_log",
+    "log_dir",
+    "redact",
+    "run_cli",
+    "save_log",
+]
+
+DRAIN_SECONDS = 2.0
+"""After the kill, how long to wait for output still buffered in the pipes."""
+
+_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|AUTH", re.IGNORECASE)
+
+
+class SetupError(Exception):
+    """A judge cannot run at all (missing auth, unusable MCP server); the message says how
+    to fix it, and every criterion of the judge is recorded as an error with it."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Prepared:
+    """What a backend set up for one judge run: the CLI's environment and its own state."""
+
+    env: dict[str, str]
+    home: Path | None = None
+    """A private config directory (codex's `CODEX_HOME`), removed after the run."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Invocation:
+    """One CLI call: the command line, what goes to stdin, and where the answer lands."""
+
+    argv: list[str]
+    stdin: str | None = None
+    """Text for stdin; `None` connects stdin to /dev/null."""
+    answer_file: Path | None = None
+    """A file the CLI writes its final message to (codex's `--output-last-message`)."""
+
+
+@dataclass(frozen=True)
+class CliResult:
+    """What a CLI process did. `returncode` is `None` when it was killed at its timeout."""
+
+    returncode: int | None
+    stdout: str
+    stderr: str
+
+    @property
+    def timed_out(self) -> bool:
+        return self.returncode is None
+
+
+@dataclass(frozen=True, kw_only=True)
+class AgentReply:
+    """A CLI's output, read: the answer text, or the CLI's own account of its failure."""
+
+    text: str = ""
+    """The answer (JSON text, or prose with JSON in it); "" when there was none."""
+    error: str | None = None
+    """Why the call failed (`is_error`, `turn.failed`, ...); retried by the judge."""
+    usage: Usage = field(default_factory=Usage)
+    session_id: str | None = None
+
+
+class AgentBackend(Protocol):
+    """One agent CLI. Backends are stateless: per-run state lives in `Prepared`."""
+
+    name: ClassVar[str]
+    """The `[judge].judge` value that selects this backend, e.g. `claude-code`."""
+    executable: ClassVar[str]
+    """The program looked up on PATH, e.g. `claude`."""
+    install_hint: ClassVar[str]
+    """How to install the CLI, for the error when it is missing (never done for you)."""
+
+    def prepare(
+        self, definition: JudgeDefinition, env: Mapping[str, str], scratch: Path
+    ) -> Prepared:
+        """Auth and configuration for one judge run; `scratch` is a private temp directory.
+
+        Raises:
+            SetupError: when the judge cannot run (the message says how to fix it).
+        """
+        ...
+
+    def register_mcp(
+        self, definition: JudgeDefinition, exe: str, prepared: Prepared, cwd: Path
+    ) -> list[list[str]]:
+        """Commands to run in `cwd` before a call (claude's `mcp add`); [] for none."""
+        ...
+
+    def command(
+        self,
+        definition: JudgeDefinition,
+        exe: str,
+        prompt: str,
+        schema: dict[str, Any],
+        cwd: Path,
+        scratch: Path,
+    ) -> Invocation:
+        """The command line of one call, run in `cwd`; files it needs go in `scratch`."""
+        ...
+
+    def parse(self, result: CliResult, invocation: Invocation) -> AgentReply:
+        """Read the CLI's output (and answer file) into a reply."""
+        ...
+
+    def native_log(self, session_id: str, prepared: Prepared) -> Path | None:
+        """The CLI's own session log for `session_id`, when it can be found."""
+        ...
+
+
+async def run_cli(
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    timeout: float,
+    stdin: str | None = None,
+) -> CliResult:
+    """Run `argv` in `cwd`; at `timeout` seconds kill its process group and drain briefly.
+
+    Raises:
+        OSError: when the program cannot be started.
+    """
+    proc = await asyncio.create_subprocess_exec(
+        *argv,
+        cwd=cwd,
+        env=dict(env),
+        stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        start_new_session=True,
+    )
+    out, err = bytearray(), bytearray()
+    io = asyncio.gather(_read(proc.stdout, out), _read(proc.stderr, err), _feed(proc, stdin))
+    everything = asyncio.gather(io, proc.wait())
+    try:
+        await asyncio.wait_for(asyncio.shield(everything), timeout)
+    except TimeoutError:
+        _kill_group(proc.pid)
+        try:  # a grandchild in a session of its own may hold the pipes open
+            await asyncio.wait_for(asyncio.shield(io), DRAIN_SECONDS)
+        except TimeoutError:
+            io.cancel()
+        await proc.wait()
+        return CliResult(None, _text(out), _text(err))
+    finally:
+        if proc.returncode is None:  # cancelled from outside: never leave the group behind
+            _kill_group(proc.pid)
+            everything.cancel()
+            with contextlib.suppress(BaseException):
+                await proc.wait()
+    return CliResult(proc.returncode, _text(out), _text(err))
+
+
+async def _read(stream: asyncio.StreamReader | None, sink: bytearray) -> None:
+    while stream is not None and (chunk := await stream.read(65536)):
+        sink.extend(chunk)
+
+
+async def _feed(proc: asyncio.subprocess.Process, text: str | None) -> None:
+    if text is None or proc.stdin is None:
+        return
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        proc.stdin.write(text.encode())
+        await proc.stdin.drain()
+    proc.stdin.close()
+
+
+def _text(data: bytearray) -> str:
+    return data.decode(errors="replace")
+
+
+def _kill_group(pid: int) -> None:
+    if pid <= 1:  # never signal init's group or our own by accident
+        return
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+def redact(text: str, env: Mapping[str, str]) -> str:
+    """`text` with the values of secret-looking variables of `env` replaced by `***`."""
+    for name, value in env.items():
+        if _SECRET_NAME.search(name) and len(value) >= 8 and value in text:
+            text = text.replace(value, "***")
+    return text
+
+
+def log_dir() -> Path | None:
+    """Where judge logs go: `$REWARDKIT_LOG_DIR`, else `/logs/verifier` when `/logs` exists."""
+    configured = os.environ.get("REWARDKIT_LOG_DIR")
+    if configured:
+        return Path(configured)
+    return Path("/logs/verifier") if Path("/logs").is_dir() else None
+
+
+def save_log(stem: str, suffix: str, text: str) -> list[str]:
+    """Write `text` to a new file in the log directory; its path, or [] without one."""
+    directory = log_dir()
+    if directory is None:
+        return []
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        path = directory / f"{stem}.{uuid.uuid4().hex[:8]}.{suffix}"
+        path.write_text(text)
+    except OSError:  # a log that cannot be written must not cost the score
+        return []
+    return [str(path)]
+
+
+def attempt_log(inv: Invocation, result: CliResult, env: Mapping[str, str]) -> str:
+    status = "killed at the timeout" if result.timed_out else f"exit code {result.returncode}"
+    program = " ".join(inv.argv[:2])
+    return redact(
+        f"$ {program} ...\n{status}\n--- stdout ---\n{result.stdout}\n--- stderr ---\n"
+        f"{result.stderr}",
+        env,
+    )

@@ -1,0 +1,1 @@
+"""Agent-judge tests (a package, so its conftest does not shadow tests/conftest.py)."""
