@@ -42,7 +42,7 @@ from rewardkit.engine._isolation import isolated_view
 from rewardkit.judges._definition import CriterionDef, JudgeDefinition
 from rewardkit.judges._parse import ReplyError, Verdict, combine_samples, guard_detail, parse_reply
 from rewardkit.judges._prompt import response_schema, system_prompt
-from rewardkit.judges._toml_judge import criterion_extra, verdict_outcome
+from rewardkit.judges._toml_judge import criterion_extra, failed_run, verdict_outcome
 from rewardkit.judges._usage import Usage
 from rewardkit.judges.agents import AGENT_BACKENDS, AgentBackend
 from rewardkit.judges.agents._base import (
@@ -298,21 +298,7 @@ class AgentJudge:
 
     def _all_failed(self, message: str, started: float) -> JudgeRun:
         ms = round((time.perf_counter() - started) * 1000, 3)
-        outcomes = tuple(
-            Outcome(
-                name=c.name,
-                status="error",
-                weight=c.weight,
-                description=c.description,
-                error=message,
-                duration_ms=ms,
-                extra=criterion_extra(c),
-            )
-            for c in self.definition.criteria
-        )
-        return JudgeRun(
-            outcomes=outcomes, detail={"judge": self.definition.details(), "warnings": [message]}
-        )
+        return failed_run(self.definition, message, duration_ms=ms)
 
 
 def _combined(

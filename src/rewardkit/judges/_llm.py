@@ -23,7 +23,7 @@ from rewardkit.judges._definition import CriterionDef, JudgeDefinition
 from rewardkit.judges._parse import Verdict, combine_samples, guard_detail, parse_reply
 from rewardkit.judges._prompt import JudgeRequest, plan_requests
 from rewardkit.judges._request import CompletionRequest
-from rewardkit.judges._toml_judge import criterion_extra, verdict_outcome
+from rewardkit.judges._toml_judge import criterion_extra, failed_run, verdict_outcome
 from rewardkit.judges._transport import ModelClient
 from rewardkit.judges._usage import Usage
 
@@ -152,21 +152,7 @@ class LLMJudge:
 
     def _all_failed(self, message: str, started: float) -> JudgeRun:
         ms = round((time.perf_counter() - started) * 1000, 3)
-        return JudgeRun(
-            outcomes=tuple(
-                Outcome(
-                    name=c.name,
-                    status="error",
-                    weight=c.weight,
-                    description=c.description,
-                    error=message,
-                    duration_ms=ms,
-                    extra=criterion_extra(c),
-                )
-                for c in self.definition.criteria
-            ),
-            detail={"judge": self.definition.details(), "warnings": [message]},
-        )
+        return failed_run(self.definition, message, duration_ms=ms)
 
 
 async def _missing_keys(model: str) -> list[str]:

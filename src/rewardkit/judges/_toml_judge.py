@@ -10,7 +10,7 @@ from rewardkit._outcome import JudgeRun, Outcome
 from rewardkit.judges._definition import CriterionDef, JudgeDefinition
 from rewardkit.judges._parse import Verdict
 
-__all__ = ["TomlJudge", "criterion_extra", "verdict_outcome"]
+__all__ = ["TomlJudge", "criterion_extra", "failed_run", "verdict_outcome"]
 
 
 def criterion_extra(criterion: CriterionDef) -> dict[str, Any]:
@@ -52,6 +52,25 @@ def verdict_outcome(
     )
 
 
+def failed_run(definition: JudgeDefinition, message: str, *, duration_ms: float = 0.0) -> JudgeRun:
+    """Every criterion of `definition` as an `error` outcome saying `message`."""
+    outcomes = tuple(
+        Outcome(
+            name=c.name,
+            status="error",
+            weight=c.weight,
+            description=c.description,
+            error=message,
+            duration_ms=duration_ms,
+            extra=criterion_extra(c),
+        )
+        for c in definition.criteria
+    )
+    return JudgeRun(
+        outcomes=outcomes, detail={"judge": definition.details(), "warnings": [message]}
+    )
+
+
 @dataclass(frozen=True, kw_only=True)
 class TomlJudge:
     """Runs a `JudgeDefinition` on a workspace.
@@ -74,15 +93,4 @@ class TomlJudge:
             f"{d.kind} judges ({d.judge!r} in {d.source.name}) are not available in this "
             f"version of rewardkit yet; the criterion is recorded as an error"
         )
-        outcomes = tuple(
-            Outcome(
-                name=c.name,
-                status="error",
-                weight=c.weight,
-                description=c.description,
-                error=message,
-                extra=criterion_extra(c),
-            )
-            for c in d.criteria
-        )
-        return JudgeRun(outcomes=outcomes, detail={"judge": d.details()})
+        return failed_run(d, message)
