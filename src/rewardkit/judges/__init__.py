@@ -2,10 +2,10 @@
 
 A judge TOML loads into a `JudgeDefinition` (`load_definition`); `plan_requests` /
 `build_request` turn it into chat requests, and `parse_reply` / `combine_samples` read the
-replies back into per-criterion `Verdict`s. Sending the requests arrives with the LLM
-transport: until then `TomlJudge.evaluate` records each criterion as an errored outcome
-that says so, and every other score of the run is kept. eval.yaml code, `check` and
-`builtin` judges run today (`EvalJudge`).
+replies back into per-criterion `Verdict`s. LLM judges run as `_llm.LLMJudge` through the
+transport (`_transport.ModelClient`), agent judges as `_agent.AgentJudge` through their CLIs;
+JEV and `fx` judges are not connected yet (`TomlJudge` records each criterion as an errored
+outcome that says so). eval.yaml code, `check`, `builtin` and LLM judges are `EvalJudge`s.
 """
 
 from __future__ import annotations
