@@ -29,6 +29,8 @@ def describe_plan(plan: Plan) -> str:
 def _node_line(node: Node) -> str:
     if isinstance(node, Leaf):
         return f"{node.source.name} ({node.kind}, {_scoring(node.scoring)})"
+    if not node.explicit and len(node.inputs) == 1:
+        return "group passing its only input's score through"
     spec = "[[reward]] " if node.explicit else ""
     return f"group {spec}{_scoring(node.scoring)} of {len(node.inputs)} input(s)"
 
