@@ -5,6 +5,8 @@ criteria as `rk.<name>(...)`, and `rk.run(tests_dir, workspace=..., output=...)`
 Fireworks reward-kit API: `@rk.reward_function`, `rk.EvaluateResult`, `rk.MetricResult`,
 `rk.Message`.
 
+`rk.load(source)` returns a `Scorer` for RL batch scoring and trainer adapters.
+
 Names that need pydantic or asyncio load on first use, so `import rewardkit` stays fast.
 """
 
@@ -26,6 +28,7 @@ from rewardkit.outputs import compare, format_comparison
 
 if TYPE_CHECKING:
     from rewardkit._verifier import run, run_multi
+    from rewardkit.batch import load
     from rewardkit.functions import reward_function
     from rewardkit.types import (
         EvaluateResult,
@@ -53,12 +56,14 @@ __all__ = [
     "compare",
     "criterion",
     "format_comparison",
+    "load",
     "reward_function",
     "run",
     "run_multi",
 ]
 
 _LAZY = {
+    "load": "rewardkit.batch",
     "EvaluateResult": "rewardkit.types",
     "Message": "rewardkit.types",
     "MetricResult": "rewardkit.types",

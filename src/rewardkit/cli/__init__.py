@@ -21,6 +21,10 @@ def main(argv: list[str] | None = None) -> int:
         from rewardkit.cli import eval as evaluate
 
         return evaluate.main(args[1:])
+    if args and args[0] == "score":
+        from rewardkit.cli import score
+
+        return score.main(args[1:])
     if args and args[0] == "check":
         from rewardkit.cli import check
 

@@ -1,0 +1,231 @@
+"""The three kinds of reward a `Scorer` runs: reward functions, an eval.yaml, a tests dir.
+
+Each backend is built once (all config validation happens then) and scores one `Sample`
+synchronously on a worker thread; it raises `SampleError` when the sample lacks what it needs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rewardkit._errors import ConfigError
+from rewardkit._outcome import Outcome
+from rewardkit.batch._sample import Sample, SampleError
+
+if TYPE_CHECKING:
+    from rewardkit._plan import Plan
+    from rewardkit.compose import JudgeInfo, RewardBlock
+    from rewardkit.sources.eval_yaml import EvalSuite
+
+__all__ = ["Backend", "EvalBackend", "FunctionsBackend", "Scored", "TestsDirBackend"]
+
+Scored = tuple[float, tuple[Outcome, ...], dict[str, float]]
+"""The reward, every outcome, and every reward key."""
+_PASSED = ("ground_truth", "metadata", "trajectory", "workspace")
+
+
+@dataclass(frozen=True, kw_only=True)
+class FunctionsBackend:
+    """`@reward_function`s by judge name, composed like an eval.yaml's judges."""
+
+    functions: tuple[tuple[str, Callable[..., Any], frozenset[str]], ...]
+    """(name, function, the sample fields it accepts as keyword arguments)."""
+    block: RewardBlock | None
+    info: Mapping[str, JudgeInfo]
+
+    @classmethod
+    def build(
+        cls, functions: Mapping[str, Callable[..., Any]], reward: object | None
+    ) -> FunctionsBackend:
+        from rewardkit.compose import JudgeInfo, parse_reward_block
+
+        if not functions:
+            raise ConfigError("no reward functions given; pass a list or a dict of them")
+        for name, fn in functions.items():
+            if not callable(fn):
+                raise ConfigError(f"reward function {name!r} is not callable (got {fn!r})")
+        # A reward function's score is already in [0, 1]: map it from there, not from [1, 5].
+        info = {name: JudgeInfo(name=name, score_range=(0.0, 1.0)) for name in functions}
+        block = None if reward is None else parse_reward_block(reward, info, where="reward=")
+        entries = tuple((name, fn, _accepted(fn)) for name, fn in functions.items())
+        return cls(functions=entries, block=block, info=info)
+
+    def score(self, sample: Sample) -> Scored:
+        from rewardkit._evaluate import judge_value
+        from rewardkit.compose import compose_reward
+
+        messages = sample.chat()
+        outcomes = tuple(
+            self._call(name, fn, ok, messages, sample) for name, fn, ok in self.functions
+        )
+        values = {o.name: judge_value(o) for o in outcomes}
+        reward = compose_reward(values, self.block, self.info)
+        return reward, outcomes, {"reward": reward}
+
+    @staticmethod
+    def _call(
+        name: str, fn: Callable[..., Any], ok: frozenset[str], messages: Any, sample: Sample
+    ) -> Outcome:
+        start = time.perf_counter()
+        kwargs = {k: getattr(sample, k) for k in ok}
+        try:
+            result = fn(messages=messages, **kwargs)
+            if inspect.iscoroutine(result):
+                result = asyncio.run(result)  # this worker thread's own loop
+        except Exception as exc:
+            error = f"{name} raised {type(exc).__name__}: {exc}"
+            return Outcome(name=name, status="error", error=error, duration_ms=_ms(start))
+        score = getattr(result, "score", result)
+        problem: str | None = getattr(result, "error", None)
+        if (
+            problem
+            or not isinstance(score, int | float)
+            or getattr(result, "is_score_valid", True) is False
+        ):
+            why = problem or f"returned an invalid score {score!r}"
+            return Outcome(
+                name=name, status="error", error=f"{name}: {why}", duration_ms=_ms(start)
+            )
+        return Outcome(
+            name=name,
+            status="scored",
+            value=float(score),
+            raw=score,
+            reasoning=getattr(result, "reason", None),
+            duration_ms=_ms(start),
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
+class EvalBackend:
+    """An eval.yaml suite: each sample becomes one case record."""
+
+    suite: EvalSuite
+
+    def score(self, sample: Sample) -> Scored:
+        from rewardkit._evaluate import score_records
+
+        (result,) = score_records(self.suite, [("sample", self.record(sample))], max_concurrent=1)
+        return result.reward, result.outcomes, {"reward": result.reward}
+
+    @staticmethod
+    def record(sample: Sample) -> dict[str, Any]:
+        """The case record judges see: the workspace's files plus the sample's fields."""
+        from rewardkit.sources._cases import case_record
+
+        if sample.workspace is not None:
+            record = case_record(sample.workspace)
+        else:
+            record = {"case_id": "sample", "inputs": {}, "annotations": {}, "files": {}}
+            record |= {"stdout": None, "stderr": None}
+        if sample.messages is not None or sample.completion is not None:
+            record["conversation"] = sample.chat()
+        text = sample.text()
+        if text is not None:
+            record["stdout"] = text
+        if sample.prompt is not None:
+            record["inputs"] = {**record["inputs"], "prompt": sample.prompt}
+        if sample.ground_truth is not None:
+            record["annotations"] = {**record["annotations"], "ground_truth": sample.ground_truth}
+        if sample.trajectory is not None:
+            record["trajectory"] = sample.trajectory
+        record["metadata"] = sample.metadata
+        return record
+
+
+@dataclass(frozen=True, kw_only=True)
+class TestsDirBackend:
+    """A Harbor tests directory: its plan is discovered once, then run on each workspace.
+
+    The scalar reward is the `reward` key of `reward.json` when the plan has one, else the
+    mean of its keys.
+    """
+
+    plan: Plan
+
+    def score(self, sample: Sample) -> Scored:
+        from rewardkit.engine import execute_async
+        from rewardkit.engine._fold import _outcomes
+
+        if sample.workspace is None:
+            raise SampleError(
+                "sample has no 'workspace'; a tests directory scores a workspace directory "
+                "(e.g. {'workspace': 'runs/0001'})"
+            )
+        if not sample.workspace.is_dir():
+            raise SampleError(f"sample field 'workspace' is not a directory: {sample.workspace}")
+        (result,) = asyncio.run(execute_async([self.plan], sample.workspace))
+        rewards = dict(result.rewards)
+        reward = rewards.get("reward", sum(rewards.values()) / max(len(rewards), 1))
+        outcomes = tuple(o for _, node in result.dimensions for o in _outcomes(node))
+        return reward, outcomes, rewards
+
+
+Backend = FunctionsBackend | EvalBackend | TestsDirBackend
+
+
+def load_backend(source: object, reward: object | None) -> Backend:
+    """The backend for a tests dir, an eval.yaml (or its directory), or reward functions.
+
+    Raises:
+        ConfigError: the source is not one of these, or its configuration is wrong.
+    """
+    if isinstance(source, str | Path):
+        path = Path(source)
+        if reward is not None:
+            raise ConfigError("reward= composes reward functions; a file source has its own")
+        if path.is_file() and path.suffix in (".yaml", ".yml"):
+            return _eval(path)
+        if path.is_dir() and (path / "eval.yaml").is_file():
+            return _eval(path / "eval.yaml")
+        if path.is_dir():
+            from rewardkit.sources.tests_dir import discover
+
+            return TestsDirBackend(plan=discover(path))
+        raise ConfigError(
+            "not a tests directory or an eval.yaml. Pass a directory of criteria, an eval.yaml, "
+            "or a list of @reward_function functions.",
+            path=path,
+        )
+    if isinstance(source, Mapping):
+        return FunctionsBackend.build({str(k): v for k, v in source.items()}, reward)
+    if isinstance(source, list | tuple):
+        named = {getattr(fn, "__name__", f"judge_{i}"): fn for i, fn in enumerate(source)}
+        if len(named) < len(source):
+            raise ConfigError(
+                "two reward functions share a name; pass a dict {name: function} instead"
+            )
+        return FunctionsBackend.build(named, reward)
+    if callable(source):
+        return FunctionsBackend.build({getattr(source, "__name__", "judge"): source}, reward)
+    raise ConfigError(
+        f"cannot load a reward from {type(source).__name__}; pass a tests directory, an "
+        "eval.yaml, or a list/dict of @reward_function functions"
+    )
+
+
+def _eval(path: Path) -> EvalBackend:
+    from rewardkit.sources.eval_yaml import load_suite
+
+    return EvalBackend(suite=load_suite(path))
+
+
+def _accepted(fn: Callable[..., Any]) -> frozenset[str]:
+    """The sample fields `fn` takes by keyword (all of them with `**kwargs`)."""
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return frozenset()
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return frozenset(_PASSED)
+    return frozenset(name for name in _PASSED if name in params)
+
+
+def _ms(start: float) -> float:
+    return round((time.perf_counter() - start) * 1000, 3)
