@@ -11,7 +11,7 @@ Status = Literal["scored", "skipped", "error", "timeout"]
 """`scored` has a finite `value`; the other three have `value=None` and say why."""
 
 ErrorPolicy = Literal["zero", "omit", "fail"]
-"""How an errored or timed-out outcome counts in a composition (see docs/design/errors.md).
+"""How an errored or timed-out outcome counts in a composition (see docs/design/composition.md).
 
 - `zero` (default): it counts as 0.0 with its weight, like a failed check.
 - `omit`: it is left out of its aggregate, as if it had not been declared.
