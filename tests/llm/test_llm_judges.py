@@ -135,3 +135,57 @@ def test_a_missing_api_key_is_named_before_any_call(
     assert "quality.toml: model" in quality["criteria"][0]["error"]
     assert "needs OPENAI_API_KEY" in quality["criteria"][0]["error"]
     assert server.count == 0
+
+
+TRAJECTORY_JUDGE = """
+[judge]
+judge = "MODEL"
+files = ["main.py"]
+atif-trajectory = "PATH"
+
+[[criterion]]
+description = "Did the agent test its change?"
+"""
+
+
+def test_a_trajectory_is_rendered_inside_the_submission(
+    task, server: ChatServer, tmp_path: Path
+) -> None:
+    logs = tmp_path / "logs" / "agent"  # an absolute path: Harbor's log, read as given
+    logs.mkdir(parents=True)
+    steps = [
+        {"step_id": 1, "source": "user", "message": "Fix main.py."},
+        {
+            "step_id": 2,
+            "source": "agent",
+            "tool_calls": [{"function_name": "bash", "arguments": {"cmd": "pytest"}}],
+            "observation": {"results": [{"content": "1 passed"}]},
+        },
+    ]
+    (logs / "trajectory.json").write_text(json.dumps({"agent": {"name": "x"}, "steps": steps}))
+    tests, ws = task(TRAJECTORY_JUDGE.replace("PATH", str(logs / "trajectory.json")))
+    server.respond_with(answer_all)
+    rewards, _ = run(tests, ws, tmp_path)
+    assert rewards == {"reward": 1.0}
+    texts = [b["text"] for b in server.requests[0]["messages"][1]["content"]]
+    inner = texts[texts.index("<submission>") + 1 : texts.index("</submission>")]
+    rendered = "\n".join(inner)
+    assert "hello" in rendered  # the files first
+    assert "## Agent Trajectory (2 steps, agent: x)\n\n### Step 1 [user]\nFix main.py." in rendered
+    assert '[tool_call] bash(cmd="pytest")\n[result] 1 passed' in rendered
+
+
+def test_an_unusable_trajectory_fails_only_that_judge(
+    task, server: ChatServer, tmp_path: Path
+) -> None:
+    tests, ws = task(TRAJECTORY_JUDGE.replace("PATH", "logs/trajectory.json"))
+    rewards, details = run(tests, ws, tmp_path)
+    assert rewards == {"reward": 0.5}  # checks.py still scores 1.0
+    quality = next(c["detail"] for c in details["reward"]["components"] if c["name"] == "quality")
+    [criterion] = quality["criteria"]
+    assert criterion["status"] == "error"
+    assert criterion["error"].startswith(
+        "quality.toml: [judge].atif-trajectory: Trajectory not found: '"
+    )
+    assert "logs/trajectory.json" in criterion["error"]
+    assert server.count == 0

@@ -44,6 +44,7 @@ from rewardkit.judges._prompt import (
     user_content,
 )
 from rewardkit.judges._toml_judge import TomlJudge, criterion_extra, verdict_outcome
+from rewardkit.judges._trajectory import format_trajectory, render_trajectory
 from rewardkit.judges.formats import Binary, Format, Likert, Numeric, Rubric
 
 __all__ = [
@@ -73,6 +74,7 @@ __all__ = [
     "criterion_extra",
     "extract_json",
     "fence",
+    "format_trajectory",
     "guard_criterion",
     "guard_detail",
     "guarded_score",
@@ -82,6 +84,7 @@ __all__ = [
     "path_blocks",
     "paths_blocks",
     "plan_requests",
+    "render_trajectory",
     "response_schema",
     "score",
     "slug",

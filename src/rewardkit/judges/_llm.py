@@ -20,10 +20,12 @@ from rewardkit._errors import ConfigError, JudgeError, JudgeTimeout
 from rewardkit._outcome import JudgeRun, Outcome
 from rewardkit.judges import _litellm
 from rewardkit.judges._definition import CriterionDef, JudgeDefinition
+from rewardkit.judges._inputs import Block
 from rewardkit.judges._parse import Verdict, combine_samples, guard_detail, parse_reply
 from rewardkit.judges._prompt import JudgeRequest, plan_requests
 from rewardkit.judges._request import CompletionRequest
 from rewardkit.judges._toml_judge import criterion_extra, failed_run, verdict_outcome
+from rewardkit.judges._trajectory import render_trajectory, trajectory_path
 from rewardkit.judges._transport import ModelClient
 from rewardkit.judges._usage import Usage
 
@@ -63,8 +65,15 @@ class LLMJudge:
                 f"--judge-env {missing[0]}=... (no call was made)",
                 started,
             )
+        notes: list[str] = []  # the trajectory's truncation warning, if any
+        try:  # an unusable trajectory fails this judge's criteria, not the run
+            trajectory = _trajectory(d, workspace, notes)
+        except ValueError as exc:
+            return self._all_failed(
+                f"{d.source.name}: [judge].atif-trajectory: {exc} (no call was made)", started
+            )
         try:
-            plans = [plan_requests(d, workspace) for _ in range(d.samples)]
+            plans = [plan_requests(d, workspace, trajectory=trajectory) for _ in range(d.samples)]
         except (OSError, ValueError) as exc:  # unreadable inputs: record, don't crash
             return self._all_failed(f"could not build the judge's input: {exc}", started)
         calls = await asyncio.gather(
@@ -85,8 +94,8 @@ class LLMJudge:
             if d.guard == "penalize" and detail["guard"].get("flagged"):
                 cap = 0.0  # a flagged submission scores at most 0
         failures = sorted({str(c.error) for c in calls if c.error is not None})
-        if failures:
-            detail["warnings"] = failures
+        if notes or failures:
+            detail["warnings"] = [*notes, *failures]
         return JudgeRun(outcomes=tuple(outcomes), detail=detail, cap=cap)
 
     async def _ask(self, client: ModelClient, request: JudgeRequest, sample: int) -> _Call:
@@ -167,6 +176,14 @@ async def _missing_keys(model: str) -> list[str]:
     if info.get("keys_in_environment"):
         return []
     return [str(key) for key in info.get("missing_keys") or []]
+
+
+def _trajectory(d: JudgeDefinition, workspace: Path, notes: list[str]) -> list[Block]:
+    """The rendered `atif-trajectory` (none when unset); raises ValueError when unusable."""
+    if d.atif_trajectory is None:
+        return []
+    path = trajectory_path(workspace, d.atif_trajectory)
+    return render_trajectory(path, warnings_out=notes)
 
 
 def _usage_of(exc: JudgeError) -> Usage:
