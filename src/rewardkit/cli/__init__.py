@@ -25,6 +25,10 @@ def main(argv: list[str] | None = None) -> int:
         from rewardkit.cli import score
 
         return score.main(args[1:])
+    if args and args[0] == "serve":
+        from rewardkit.cli import serve
+
+        return serve.main(args[1:])
     if args and args[0] == "check":
         from rewardkit.cli import check
 
