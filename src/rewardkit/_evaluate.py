@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
+from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -54,7 +55,8 @@ def score_records(
     """Run every judge on every case record; an unreadable case errors every judge.
 
     Code, `check` and `builtin` judges run on worker threads (at most `max_concurrent` at
-    once); LLM judges share one model client (at most `max_concurrent` calls per model).
+    once); LLM judges share one model client (at most `max_concurrent` calls per model);
+    agent judges run their CLIs (at most `max_concurrent` processes at once).
     """
     calls: list[Callable[[], Outcome]] = []
     asks: list[tuple[int, EvalJudge, dict[str, Any]]] = []
@@ -62,7 +64,7 @@ def score_records(
         for judge in suite.judges:
             if isinstance(record, ConfigError):
                 calls.append(partial(_unreadable, judge.name, str(record)))
-            elif judge.kind == "llm":
+            elif judge.kind in ("llm", "agent"):
                 asks.append((len(calls), judge, record))
                 calls.append(partial(_unreadable, judge.name, "not run"))  # replaced below
             else:
@@ -88,27 +90,44 @@ async def _run(
 ) -> list[Outcome]:
     if not asks:
         return await in_threads(calls, limit)
-    from rewardkit.judges._eval_llm import evaluate_llm
-    from rewardkit.judges._litellm import start_loading
-    from rewardkit.judges._transport import ModelClient
-
-    start_loading()
-    llm_slots = {slot for slot, _, _ in asks}
-    async with ModelClient(max_concurrent=limit) as client:
+    async with _clients(asks, limit) as client:
+        agents = asyncio.Semaphore(limit) if limit > 0 else None
 
         async def ask(judge: EvalJudge, record: dict[str, Any]) -> Outcome:
-            outcome = await evaluate_llm(judge, record, client, base_dir)
+            if judge.kind == "agent":
+                from rewardkit.judges._eval_agent import evaluate_agent
+
+                outcome = await evaluate_agent(judge, record, base_dir, agents)
+            else:
+                from rewardkit.judges._eval_llm import evaluate_llm
+
+                outcome = await evaluate_llm(judge, record, client, base_dir)
             if progress is not None:
                 progress(1)
             return outcome
 
-        sync = [call for i, call in enumerate(calls) if i not in llm_slots]
+        slots = {slot for slot, _, _ in asks}
+        sync = [call for i, call in enumerate(calls) if i not in slots]
         done, answered = await asyncio.gather(
             in_threads(sync, limit), asyncio.gather(*(ask(j, r) for _, j, r in asks))
         )
     merged = iter(done)
     by_slot = {slot: outcome for (slot, _, _), outcome in zip(asks, answered, strict=True)}
     return [by_slot[i] if i in by_slot else next(merged) for i in range(len(calls))]
+
+
+def _clients(
+    asks: list[tuple[int, EvalJudge, dict[str, Any]]], limit: int
+) -> AbstractAsyncContextManager[Any]:
+    """The run's model client when it has LLM judges (LiteLLM loads only then)."""
+    if not any(judge.kind == "llm" for _, judge, _ in asks):
+        return nullcontext()
+    from rewardkit.judges._litellm import start_loading
+    from rewardkit.judges._transport import ModelClient
+
+    start_loading()
+    client: AbstractAsyncContextManager[Any] = ModelClient(max_concurrent=limit)
+    return client
 
 
 def score_cases(

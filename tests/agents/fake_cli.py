@@ -9,7 +9,14 @@ recorded in `$FAKE_AGENT_DIR/calls.jsonl`; what the n-th answering run does is s
 - `{"text": "..."}`: answer with this text instead of the JSON;
 - `{"is_error": true}`: claude's error envelope / codex's `turn.failed`;
 - `{"hang": true}`: start a grandchild `sleep` and sleep, until killed;
-- `{"write": "name"}`: also write a file in the working directory.
+- `{"write": "name"}`: also write a file in the working directory;
+- `{"value": 4}`: the `score` of an eval.yaml answer (`{"score", "rationale"}` schema;
+  default true, or 4 for a number);
+- `{"score_file": {...}}`: also write that object to `output/score.json` in the working
+  directory (as eval.yaml agent judges are asked to);
+- `{"sleep": 0.3}`: sleep that long before answering.
+
+Each answering run also records `start` and `end` times in `$FAKE_AGENT_DIR/spans.jsonl`.
 """
 
 from __future__ import annotations
@@ -38,11 +45,20 @@ def record(entry: dict[str, Any]) -> int:
     return before
 
 
-def answer(schema: dict[str, Any], score: Any) -> dict[str, Any]:
+def answer(schema: dict[str, Any], score: Any, s: dict[str, Any]) -> dict[str, Any]:
     props = schema.get("properties", {})
+    if set(props) == {"score", "rationale"}:  # an eval.yaml agent judge
+        default = True if props["score"].get("type") == "boolean" else 4
+        return {"score": s.get("value", default), "rationale": "explored the case"}
     if set(props) == {"score", "reasoning"}:
         return {"score": score, "reasoning": "looked at it"}
     return {name: {"score": score, "reasoning": "looked at it"} for name in props}
+
+
+def listing() -> list[str]:
+    """The files under the working directory, relative to it."""
+    root = Path.cwd()
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
 
 
 def step(n: int) -> dict[str, Any]:
@@ -50,6 +66,21 @@ def step(n: int) -> dict[str, Any]:
         json.loads((CTL / "script.json").read_text()) if (CTL / "script.json").exists() else [{}]
     )
     return script[min(n, len(script) - 1)]
+
+
+def act(s: dict[str, Any]) -> None:
+    """What a step does before the answer: write files, sleep, hang."""
+    started = time.time()
+    if "write" in s:
+        Path(s["write"]).write_text("written by the judge\n")
+    if "score_file" in s:
+        Path("output").mkdir(exist_ok=True)
+        Path("output", "score.json").write_text(json.dumps(s["score_file"]))
+    time.sleep(float(s.get("sleep", 0)))
+    with (CTL / "spans.jsonl").open("a") as spans:
+        spans.write(json.dumps({"start": started, "end": time.time()}) + "\n")
+    if s.get("hang"):
+        hang()
 
 
 def hang() -> None:
@@ -67,12 +98,12 @@ def claude(args: list[str]) -> int:
         return 0
     prompt = args[args.index("-p") + 1]
     schema = json.loads(args[args.index("--json-schema") + 1])
-    n = record({"run": True, "argv": args, "cwd": os.getcwd(), "prompt": prompt})
+    entry = {"run": True, "argv": args, "cwd": os.getcwd(), "prompt": prompt, "listing": listing()}
+    if "--mcp-config" in args:
+        entry["mcp_config"] = json.loads(Path(args[args.index("--mcp-config") + 1]).read_text())
+    n = record(entry)
     s = step(n)
-    if "write" in s:
-        Path(s["write"]).write_text("written by the judge\n")
-    if s.get("hang"):
-        hang()
+    act(s)
     if "exit" in s:
         print(s.get("stderr", "boom"), file=sys.stderr)
         return int(s["exit"])
@@ -97,7 +128,7 @@ def claude(args: list[str]) -> int:
         envelope["subtype"] = "error_during_execution"
         envelope["result"] = "API Error: overloaded"
     elif "text" not in s:
-        envelope["structured_output"] = answer(schema, s.get("score", "yes"))
+        envelope["structured_output"] = answer(schema, s.get("score", "yes"), s)
     home = Path(os.environ["HOME"]) / ".claude" / "projects" / "-ws"
     home.mkdir(parents=True, exist_ok=True)
     (home / f"{session}.jsonl").write_text(json.dumps({"type": "user", "session": session}) + "\n")
@@ -116,13 +147,18 @@ def codex(args: list[str]) -> int:
     env = {k: os.environ.get(k) for k in ("CODEX_API_KEY", "CODEX_HOME")}
     files = {p.name: p.read_text() for p in home.iterdir() if p.is_file()}
     n = record(
-        {"run": True, "argv": args, "cwd": os.getcwd(), "prompt": prompt, "env": env, "home": files}
+        {
+            "run": True,
+            "argv": args,
+            "cwd": os.getcwd(),
+            "prompt": prompt,
+            "env": env,
+            "home": files,
+            "listing": listing(),
+        }
     )
     s = step(n)
-    if "write" in s:
-        Path(s["write"]).write_text("written by the judge\n")
-    if s.get("hang"):
-        hang()
+    act(s)
     if "exit" in s:
         print(s.get("stderr", "boom"), file=sys.stderr)
         return int(s["exit"])
@@ -137,7 +173,7 @@ def codex(args: list[str]) -> int:
             {"type": "turn.failed", "error": {"message": "unexpected status 401 Unauthorized"}},
         ]
     else:
-        text = s.get("text") or json.dumps(answer(schema, s.get("score", "yes")))
+        text = s.get("text") or json.dumps(answer(schema, s.get("score", "yes"), s))
         events += [
             {"type": "item.completed", "item": {"id": "item_0", "type": "reasoning", "text": "hm"}},
             {

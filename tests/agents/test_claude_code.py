@@ -167,7 +167,9 @@ def test_a_cwd_outside_the_workspace_is_refused(agents: FakeAgents, run_task: Ru
     assert agents.runs == []
 
 
-def test_mcp_servers_are_registered_before_the_run(agents: FakeAgents, run_task: Run) -> None:
+def test_mcp_servers_go_in_a_per_call_mcp_config(
+    agents: FakeAgents, run_task: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     extra = """
         [[judge.mcp_servers]]
         name = "docs"
@@ -179,18 +181,27 @@ def test_mcp_servers_are_registered_before_the_run(agents: FakeAgents, run_task:
         name = "local"
         transport = "stdio"
         command = "python"
-        args = ["-m", "server"]
+        args = ["-m", "server", "--token=$MCP_TEST_TOKEN"]
     """
+    monkeypatch.setenv("MCP_TEST_TOKEN", "t0k")
     rewards, details = run_task({"quality.toml": judge_toml(extra=extra)})
     assert rewards == {"reward": 1.0}
-    kinds = ["mcp" if "mcp" in e else "run" for e in agents.entries]
-    assert kinds == ["mcp", "mcp", "run"]
-    mcp = [e["mcp"] for e in agents.entries if "mcp" in e]
-    assert mcp == [
-        ["--transport", "http", "docs", "http://127.0.0.1:9/mcp"],
-        ["local", "--", "python", "-m", "server"],
-    ]
-    argv = agents.runs[0]["argv"]
+    assert [e for e in agents.entries if not e.get("run")] == []  # no `claude mcp add`
+    (call,) = agents.runs
+    assert call["mcp_config"] == {
+        "mcpServers": {
+            "docs": {"type": "http", "url": "http://127.0.0.1:9/mcp"},
+            "local": {
+                "type": "stdio",
+                "command": "python",
+                "args": ["-m", "server", "--token=t0k"],
+            },
+        }
+    }
+    argv = call["argv"]
+    assert "--strict-mcp-config" in argv
+    assert not Path(argv[argv.index("--mcp-config") + 1]).exists()  # removed after the run
+    assert not (tmp_path / "home" / ".claude.json").exists()
     tools = argv[argv.index("--allowedTools") + 1].split()
     assert {"mcp__docs__search", "mcp__local"} <= set(tools)
     assert leaf(details)["judge"]["mcp_servers"][0]["name"] == "docs"

@@ -31,7 +31,8 @@ class Limits:
     llm: int = 8
     """LLM calls in flight per model, across every criterion, sample and reward of the run."""
     agent: int = 2
-    """Agent and JEV judges running at once."""
+    """Agent CLI processes running at once, across every judge, sample and criterion of
+    the run; JEV judges running at once."""
     cache_dir: Path | None = None
     """Where LLM judge verdicts are cached (`--cache`); None: no cache."""
 
@@ -52,6 +53,9 @@ async def run_leaves(
     async def judge(leaf: Leaf) -> JudgeRun:
         if leaf.kind == "llm":
             run: JudgeRun = await leaf.judge.evaluate(workspace, client)  # client limits calls
+            return run
+        if leaf.kind == "agent":  # takes a permit per CLI process, not per judge
+            run = await leaf.judge.evaluate(workspace, None, limiter=agents)
             return run
         async with agents if agents is not None else nullcontext():
             run = await leaf.judge.evaluate(workspace, None)

@@ -9,7 +9,9 @@ How a run goes:
   the workspace (`isolated_view`), and the working directory is remapped into it.
 - Calls: one per sample in batched mode, one per criterion (and the guard) per sample in
   individual mode. Isolated calls run concurrently; calls of a judge that is not isolated
-  run one after another, so they never share the workspace with each other.
+  run one after another, so they never share the workspace with each other. Every CLI
+  process holds a permit of the run's agent limiter (`--max-concurrent-agent`), so that
+  bounds the CLIs running at once whatever the judges' `samples` and `mode`.
 - Each call gets up to 3 attempts for a CLI failure (non-zero exit, a reported error, no
   answer) or an answer that does not parse. A call that reaches `[judge].timeout` is killed
   with its whole process group and not retried. Either way, the criteria it was grading
@@ -31,6 +33,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterable, Sequence
+from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -85,6 +88,11 @@ class _Setup:
     scratch: Path
     workspace: Path
     cwd: Path
+    limiter: AbstractAsyncContextManager[Any] | None = None
+    """Held around each call (the run's agent semaphore); None: no limit."""
+
+    def permit(self) -> AbstractAsyncContextManager[Any]:
+        return self.limiter if self.limiter is not None else nullcontext()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -101,8 +109,18 @@ class AgentJudge:
     def backend(self) -> AgentBackend:
         return AGENT_BACKENDS[self.definition.judge]
 
-    async def evaluate(self, workspace: Path, client: object = None) -> JudgeRun:
-        """Grade `workspace`; never raises for a CLI failure (it becomes an outcome)."""
+    async def evaluate(
+        self,
+        workspace: Path,
+        client: object = None,
+        *,
+        limiter: AbstractAsyncContextManager[Any] | None = None,
+    ) -> JudgeRun:
+        """Grade `workspace`; never raises for a CLI failure (it becomes an outcome).
+
+        `limiter` (the run's agent semaphore) is held around every CLI process: the
+        version check, and each call with its isolated view and MCP setup.
+        """
         d = self.definition
         started = time.perf_counter()
         exe = shutil.which(self.backend.executable)
@@ -115,17 +133,23 @@ class AgentJudge:
             )
         with tempfile.TemporaryDirectory(prefix="rewardkit-agent-") as tmp:
             try:
-                setup = await self._setup(exe, workspace, Path(tmp))
+                setup = await self._setup(exe, workspace, Path(tmp), limiter)
             except SetupError as exc:
                 return self._all_failed(f"{d.judge} judge ({d.source.name}): {exc}", started)
             jobs = [(s, group) for s in range(d.samples) for group in self._groups()]
             if d.isolated:
                 calls = list(await asyncio.gather(*(self._isolated(setup, *j) for j in jobs)))
             else:
-                calls = [await self._call(setup, setup.workspace, setup.cwd, *j) for j in jobs]
+                calls = [await self._shared(setup, *j) for j in jobs]
         return self._run(calls, started)
 
-    async def _setup(self, exe: str, workspace: Path, scratch: Path) -> _Setup:
+    async def _setup(
+        self,
+        exe: str,
+        workspace: Path,
+        scratch: Path,
+        limiter: AbstractAsyncContextManager[Any] | None,
+    ) -> _Setup:
         d = self.definition
         root = workspace.resolve()
         cwd = (root / d.cwd).resolve() if d.cwd else root
@@ -138,8 +162,11 @@ class AgentJudge:
             raise SetupError(f"[judge].cwd {d.cwd!r} is not a directory in the workspace {root}.")
         prepared = self.backend.prepare(d, os.environ, scratch)
         if d.version:
-            await self._check_version(exe, prepared, scratch)
-        return _Setup(exe=exe, prepared=prepared, scratch=scratch, workspace=root, cwd=cwd)
+            async with limiter if limiter is not None else nullcontext():
+                await self._check_version(exe, prepared, scratch)
+        return _Setup(
+            exe=exe, prepared=prepared, scratch=scratch, workspace=root, cwd=cwd, limiter=limiter
+        )
 
     async def _check_version(self, exe: str, prepared: Prepared, scratch: Path) -> None:
         want = (self.definition.version or "").removeprefix("v")
@@ -161,16 +188,23 @@ class AgentJudge:
         asked = (*d.criteria, d.guard_criterion) if d.guard_criterion else d.criteria
         return [asked] if d.mode == "batched" else [(c,) for c in asked]
 
+    async def _shared(
+        self, setup: _Setup, sample: int, criteria: tuple[CriterionDef, ...]
+    ) -> _Call:
+        async with setup.permit():
+            return await self._call(setup, setup.workspace, setup.cwd, sample, criteria)
+
     async def _isolated(
         self, setup: _Setup, sample: int, criteria: tuple[CriterionDef, ...]
     ) -> _Call:
-        view = isolated_view(setup.workspace)
-        root = await asyncio.to_thread(view.__enter__)
-        try:
-            cwd = root / setup.cwd.relative_to(setup.workspace)
-            return await self._call(setup, root, cwd, sample, criteria)
-        finally:
-            await asyncio.to_thread(view.__exit__, None, None, None)
+        async with setup.permit():  # the view is made only when the call may start
+            view = isolated_view(setup.workspace)
+            root = await asyncio.to_thread(view.__enter__)
+            try:
+                cwd = root / setup.cwd.relative_to(setup.workspace)
+                return await self._call(setup, root, cwd, sample, criteria)
+            finally:
+                await asyncio.to_thread(view.__exit__, None, None, None)
 
     async def _call(
         self, setup: _Setup, root: Path, cwd: Path, sample: int, criteria: tuple[CriterionDef, ...]

@@ -128,6 +128,9 @@ class JudgeDefinition:
     reference: str | None = None
     atif_trajectory: str | None = None
     mcp_servers: tuple[McpServer, ...] = ()
+    allowed_tools: tuple[str, ...] = ()
+    """Tools an agent may use without asking; () means the backend's own set (eval.yaml
+    `agent.allowed_tools`; judge TOMLs do not set it)."""
     weight: float = 1.0
     prompt_template: Path | None = None
     prompt_text: str | None = None

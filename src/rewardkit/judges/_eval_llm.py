@@ -25,7 +25,15 @@ from rewardkit.judges._parse import ReplyError, extract_json
 from rewardkit.judges._prompt import fence
 from rewardkit.judges._request import CompletionRequest
 
-__all__ = ["evaluate_llm", "judge_model"]
+__all__ = [
+    "answer_schema",
+    "combine",
+    "evaluate_llm",
+    "instructions",
+    "is_numeric",
+    "judge_model",
+    "parse_answer",
+]
 
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][\w.]*)\s*\}\}")
 _MAX_FILE_CHARS = 20_000
@@ -51,7 +59,7 @@ async def evaluate_llm(
     if skipped is not None:
         return skipped
     base = Outcome(name=judge.name, status="error", description=judge.description)
-    numeric = _numeric(judge)
+    numeric = is_numeric(judge)
     try:
         messages = _messages(judge, record, base_dir, numeric)
     except (OSError, ConfigError) as exc:
@@ -62,12 +70,14 @@ async def evaluate_llm(
         request = CompletionRequest(
             model=judge_model(judge),
             messages=messages,
-            schema=_schema(numeric),
+            schema=answer_schema(numeric),
             api_base=os.environ.get("REWARDKIT_API_BASE") or None,
             sample=sample,
         )
         try:
-            _, parsed = await client.complete(request, parse=lambda t: _parse(t, judge, numeric))
+            _, parsed = await client.complete(
+                request, parse=lambda t: parse_answer(t, judge, numeric)
+            )
         except JudgeError as exc:
             errors.append(exc)
             continue
@@ -78,7 +88,7 @@ async def evaluate_llm(
     if not answers:
         status = "timeout" if any(isinstance(e, JudgeTimeout) for e in errors) else "error"
         return _done(base, started, status=status, error=str(errors[0]) if errors else "no reply")
-    value, rationale = _combine(answers, numeric)
+    value, rationale = combine(answers, numeric)
     return _done(
         base,
         started,
@@ -90,15 +100,19 @@ async def evaluate_llm(
     )
 
 
-def _numeric(judge: EvalJudge) -> bool:
+def is_numeric(judge: EvalJudge) -> bool:
+    """Whether the judge gives a number (`feedback_type: int|float`, or a `score_range`)."""
     if judge.feedback_type is not None:
         return judge.feedback_type != "bool"
     return judge.score_range is not None
 
 
-def _messages(
-    judge: EvalJudge, record: Mapping[str, Any], base_dir: Path, numeric: bool
-) -> list[dict[str, Any]]:
+def instructions(judge: EvalJudge, record: Mapping[str, Any], base_dir: Path, numeric: bool) -> str:
+    """The judge's rendered instructions, its scale and its `context`.
+
+    Raises:
+        OSError: when `prompt_file` cannot be read.
+    """
     config = judge.config
     if "prompt_file" in config:
         instructions = (base_dir / str(config["prompt_file"])).read_text(encoding="utf-8")
@@ -112,11 +126,18 @@ def _messages(
         instructions += "\n\nAnswer true if the submission passes, false otherwise."
     if config.get("context"):
         instructions += f"\n\nContext:\n{_render(str(config['context']), record)}"
+    return instructions
+
+
+def _messages(
+    judge: EvalJudge, record: Mapping[str, Any], base_dir: Path, numeric: bool
+) -> list[dict[str, Any]]:
+    text = instructions(judge, record, base_dir, numeric)
     kind = "<number>" if numeric else "<true|false>"
-    blocks = [{"type": "text", "text": text} for text in _submission(record)]
+    blocks = [{"type": "text", "text": part} for part in _submission(record)]
     return [
         {"role": "system", "content": _SYSTEM.format(kind=kind)},
-        {"role": "user", "content": [{"type": "text", "text": instructions}, *fence(blocks)]},
+        {"role": "user", "content": [{"type": "text", "text": text}, *fence(blocks)]},
     ]
 
 
@@ -143,7 +164,8 @@ def _submission(record: Mapping[str, Any]) -> list[str]:
     return parts or ["[the case produced no files or transcript]"]
 
 
-def _schema(numeric: bool) -> dict[str, Any]:
+def answer_schema(numeric: bool) -> dict[str, Any]:
+    """The JSON schema of an answer: `{"score": number | boolean, "rationale": string}`."""
     return {
         "type": "object",
         "properties": {
@@ -155,7 +177,12 @@ def _schema(numeric: bool) -> dict[str, Any]:
     }
 
 
-def _parse(text: str, judge: EvalJudge, numeric: bool) -> tuple[Any, str]:
+def parse_answer(text: str, judge: EvalJudge, numeric: bool) -> tuple[Any, str]:
+    """`(value, rationale)` from `{"score" | "passed": ..., "rationale": ...}` in `text`.
+
+    Raises:
+        ReplyError: no such object, the wrong type, or a number outside `score_range`.
+    """
     data = extract_json(text)
     score = data.get("score", data.get("passed"))
     rationale = str(data.get("rationale") or data.get("reasoning") or "")
@@ -180,7 +207,8 @@ def _parse(text: str, judge: EvalJudge, numeric: bool) -> tuple[Any, str]:
     return score, rationale
 
 
-def _combine(answers: list[tuple[Any, str]], numeric: bool) -> tuple[Any, str]:
+def combine(answers: list[tuple[Any, str]], numeric: bool) -> tuple[Any, str]:
+    """Samples as one answer: the lower median of numbers, a strict majority of booleans."""
     if len(answers) == 1:
         return answers[0]
     if numeric:

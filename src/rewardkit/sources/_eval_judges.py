@@ -129,6 +129,41 @@ def _llm_fields(item: Mapping[str, Any], path: Path, problems: _Problems) -> Non
         problems.add(
             f"must be a mapping, e.g. {{runner: claude-code}} (got {item['agent']!r})", "agent"
         )
+    elif "agent" in item:
+        _agent_fields(item["agent"], problems)
+
+
+_AGENT_FIELDS = ("runner", "allowed_tools", "context", "inputs", "timeout", "max_budget_usd")
+_RUNNERS = ("claude-code", "codex")
+
+
+def _agent_fields(agent: Mapping[str, Any], problems: _Problems) -> None:
+    for key in agent:
+        if key not in _AGENT_FIELDS:
+            hint = did_you_mean(str(key), _AGENT_FIELDS)
+            problems.add(f"unknown key {key!r}; valid: {', '.join(_AGENT_FIELDS)}.{hint}", "agent")
+    runner = agent.get("runner", "claude-code")
+    if runner not in _RUNNERS:
+        problems.add(
+            f"must be one of {', '.join(_RUNNERS)} (got {runner!r})."
+            + did_you_mean(str(runner), _RUNNERS),
+            "agent.runner",
+        )
+    timeout = agent.get("timeout")
+    if timeout is not None and (
+        isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0
+    ):
+        problems.add(f"must be a positive number of seconds (got {timeout!r})", "agent.timeout")
+    tools = agent.get("allowed_tools")
+    if tools is not None and (
+        not isinstance(tools, list) or not all(isinstance(t, str) for t in tools)
+    ):
+        problems.add(
+            f"must be a list of tool names, e.g. [Read, Grep] (got {tools!r})",
+            "agent.allowed_tools",
+        )
+    if "context" in agent and not isinstance(agent["context"], str):
+        problems.add(f"must be a string (got {agent['context']!r})", "agent.context")
 
 
 def _builtin(

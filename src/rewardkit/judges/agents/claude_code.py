@@ -4,6 +4,10 @@ One call is `claude -p <prompt> --output-format json --json-schema <schema>
 --permission-mode default --allowedTools "<tools>" [--model M] [--effort E]`, with stdin
 on /dev/null, in the judge's working directory.
 
+MCP servers go in a JSON file written for each call into its private scratch directory and
+passed with `--mcp-config <file> --strict-mcp-config`: nothing is written to the user's
+`~/.claude.json` (as `claude mcp add` would), and only the judge's servers are loaded.
+
 Permissions (RewardKit passes none, so what its judge may do depends on the user's Claude
 settings): we pass `--permission-mode default`, which overrides a `plan` or
 `bypassPermissions` default from settings, and pre-approve the tools a judge needs to read
@@ -54,8 +58,8 @@ class ClaudeCode:
     def register_mcp(
         self, definition: JudgeDefinition, exe: str, prepared: Prepared, cwd: Path
     ) -> list[list[str]]:
-        """`claude mcp add` per server, in the call's directory (Claude's local scope)."""
-        return [[exe, "mcp", "add", *_mcp_args(s)] for s in definition.mcp_servers]
+        """Nothing to run: the servers go in a per-call `--mcp-config` file (`command`)."""
+        return []
 
     def command(
         self,
@@ -66,9 +70,15 @@ class ClaudeCode:
         cwd: Path,
         scratch: Path,
     ) -> Invocation:
-        tools = [*TOOLS, *(t for s in definition.mcp_servers for t in _mcp_tools(s))]
+        base = definition.allowed_tools or TOOLS
+        tools = [*base, *(t for s in definition.mcp_servers for t in _mcp_tools(s))]
         argv = [exe, "-p", prompt, "--output-format", "json", "--json-schema", json.dumps(schema)]
         argv += ["--permission-mode", "default", "--allowedTools", " ".join(tools)]
+        if definition.mcp_servers:
+            config = scratch / "mcp.json"
+            servers = {s.name: _mcp_entry(s) for s in definition.mcp_servers}
+            config.write_text(json.dumps({"mcpServers": servers}))
+            argv += ["--mcp-config", str(config), "--strict-mcp-config"]
         if definition.model:
             argv += ["--model", definition.model.removeprefix("anthropic/")]
         if definition.reasoning_effort:
@@ -100,12 +110,13 @@ class ClaudeCode:
         return next((home / ".claude" / "projects").glob(f"*/{session_id}.jsonl"), None)
 
 
-def _mcp_args(server: McpServer) -> list[str]:
+def _mcp_entry(server: McpServer) -> dict[str, Any]:
+    """One server of Claude's `mcpServers` JSON (`$VARS` in it expanded from our env)."""
     if server.transport == "stdio":
-        command = [server.command or "", *server.args]
-        return [server.name, "--", *(os.path.expandvars(a) for a in command)]
+        args = [os.path.expandvars(a) for a in server.args]
+        return {"type": "stdio", "command": os.path.expandvars(server.command or ""), "args": args}
     transport = "sse" if server.transport == "sse" else "http"
-    return ["--transport", transport, server.name, os.path.expandvars(server.url or "")]
+    return {"type": transport, "url": os.path.expandvars(server.url or "")}
 
 
 def _mcp_tools(server: McpServer) -> list[str]:
