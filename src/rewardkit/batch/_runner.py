@@ -18,10 +18,14 @@ from typing import IO, Any
 from rewardkit.batch._result import SampleResult
 from rewardkit.batch._scorer import Scorer
 
-__all__ = ["RunCounts", "done_ids", "result_line", "score_jsonl"]
+__all__ = ["RunCounts", "done_ids", "result_line", "result_row", "run_jsonl", "score_jsonl"]
 
 BadLine = Callable[[int, str], None]
 """Called with the line number and the problem of each malformed rollout line."""
+Items = Iterator[tuple[tuple[Any, int], dict[str, Any]]]
+"""`((id, line number), sample fields)` for each rollout left to score."""
+Writer = Callable[[Items, IO[str], dict[str, int]], None]
+"""Scores `Items`, appends their result lines to the sink and counts them (a backend)."""
 
 
 @dataclass(frozen=True)
@@ -49,13 +53,18 @@ def done_ids(out: Path) -> set[str]:
     return ids
 
 
-def result_line(sample_id: Any, line: int, result: SampleResult) -> str:
-    """One results-file line (no newline)."""
+def result_row(sample_id: Any, line: int, result: SampleResult) -> dict[str, Any]:
+    """One results-file line as a plain dict (picklable, for remote workers)."""
     row: dict[str, Any] = {"id": sample_id, "line": line, "reward": result.reward}
     row |= {"valid": result.valid, "judges": result.judges}
     if result.error is not None:
         row["error"] = result.error
-    return json.dumps(row, ensure_ascii=False)
+    return row
+
+
+def result_line(sample_id: Any, line: int, result: SampleResult) -> str:
+    """One results-file line (no newline)."""
+    return json.dumps(result_row(sample_id, line, result), ensure_ascii=False)
 
 
 def score_jsonl(
@@ -67,6 +76,15 @@ def score_jsonl(
     on_result: Callable[[SampleResult], None] | None = None,
 ) -> RunCounts:
     """Score every rollout of `rollouts` not yet in `out`; append a line per sample to `out`."""
+
+    def write(items: Items, sink: IO[str], counts: dict[str, int]) -> None:
+        asyncio.run(_write(scorer, items, sink, counts, on_result))
+
+    return run_jsonl(write, rollouts, out, on_bad_line=on_bad_line)
+
+
+def run_jsonl(write: Writer, rollouts: Path, out: Path, *, on_bad_line: BadLine) -> RunCounts:
+    """Resume, read and check the rollouts, and let `write` score those left (any backend)."""
     skip = done_ids(out)
     counts = {"scored": 0, "invalid": 0, "skipped": 0, "malformed": 0}
 
@@ -77,14 +95,13 @@ def score_jsonl(
     out.parent.mkdir(parents=True, exist_ok=True)
     _end_with_newline(out)
     with rollouts.open(encoding="utf-8") as source, out.open("a", encoding="utf-8") as sink:
-        items = _read(source, skip, bad, counts)
-        asyncio.run(_write(scorer, items, sink, counts, on_result))
+        write(_read(source, skip, bad, counts), sink, counts)
     return RunCounts(**counts)
 
 
 async def _write(
     scorer: Scorer,
-    items: Iterator[tuple[tuple[Any, int], dict[str, Any]]],
+    items: Items,
     sink: IO[str],
     counts: dict[str, int],
     on_result: Callable[[SampleResult], None] | None,
@@ -97,9 +114,7 @@ async def _write(
             on_result(result)
 
 
-def _read(
-    source: IO[str], skip: set[str], bad: BadLine, counts: dict[str, int]
-) -> Iterator[tuple[tuple[Any, int], dict[str, Any]]]:
+def _read(source: IO[str], skip: set[str], bad: BadLine, counts: dict[str, int]) -> Items:
     for number, line in enumerate(source, start=1):
         if not line.strip():
             continue

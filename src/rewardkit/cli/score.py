@@ -8,8 +8,12 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rewardkit._errors import ConfigError
+
+if TYPE_CHECKING:
+    from rewardkit.batch._runner import RunCounts
 
 __all__ = ["main"]
 
@@ -43,6 +47,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=float(env("REWARDKIT_DEADLINE") or 0) or None,
         help="seconds per sample before it is invalid (env REWARDKIT_DEADLINE)",
     )
+    parser.add_argument(
+        "--backend",
+        choices=("local", "ray"),
+        default=env("REWARDKIT_BACKEND", "local"),
+        help="local: threads in this process; ray: --workers actors on a Ray cluster "
+        "(RAY_ADDRESS, else a local instance; the config path must exist on every node) "
+        "(env REWARDKIT_BACKEND; default local)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     return parser
 
@@ -59,6 +71,11 @@ def main(argv: list[str]) -> int:
             raise ConfigError(
                 "config not found. Pass a tests directory or an eval.yaml.", path=args.config
             )
+        if args.backend == "ray":
+            from rewardkit.batch._ray import require_ray
+
+            require_ray()
+        # Also with Ray: config errors show here, once, before any worker starts.
         scorer = load(args.config, deadline=args.deadline, max_concurrent=args.workers)
     except ConfigError as exc:
         print(f"rewardkit score: error: {exc}", file=sys.stderr)
@@ -69,14 +86,39 @@ def main(argv: list[str]) -> int:
 
     show = not args.no_progress and sys.stderr.isatty()
     with _progress(args.rollouts, args.out, enabled=show) as advance:
-        counts = score_jsonl(
-            scorer, args.rollouts, args.out, on_bad_line=bad_line, on_result=advance
-        )
+        if args.backend == "ray":
+            try:
+                counts = _score_ray(args, bad_line, advance)
+            except ConfigError as exc:
+                print(f"rewardkit score: error: {exc}", file=sys.stderr)
+                return EXIT_CONFIG
+        else:
+            counts = score_jsonl(
+                scorer, args.rollouts, args.out, on_bad_line=bad_line, on_result=advance
+            )
     print(
         f"{counts.scored} scored, {counts.invalid} invalid, {counts.skipped} already done, "
         f"{counts.malformed} malformed → {args.out}"
     )
     return EXIT_MALFORMED if counts.malformed else EXIT_OK
+
+
+def _score_ray(
+    args: argparse.Namespace,
+    bad_line: Callable[[int, str], None],
+    advance: Callable[[object], None] | None,
+) -> RunCounts:
+    from rewardkit.batch._ray import score_jsonl_ray
+
+    return score_jsonl_ray(
+        args.config,
+        args.rollouts,
+        args.out,
+        workers=args.workers,
+        deadline=args.deadline,
+        on_bad_line=bad_line,
+        on_result=advance,
+    )
 
 
 @contextmanager

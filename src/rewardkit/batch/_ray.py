@@ -1,0 +1,144 @@
+"""`rewardkit score --backend ray`: the JSONL runner with samples scored by Ray actors.
+
+The driver keeps everything the local runner does (resume, malformed-line reports, the
+progress bar, one flushed line per sample) through `run_jsonl`; only the scoring moves. A pool
+of `workers` actors each `load()` the config once and score chunks of samples, returning the
+result lines as plain dicts. At most two chunks per actor are in flight, so a long input is
+never held in memory and no actor waits on the driver.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Callable, Iterator
+from itertools import chain, islice
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+from rewardkit._errors import ConfigError
+from rewardkit.batch._runner import BadLine, Items, RunCounts, result_row, run_jsonl
+
+if TYPE_CHECKING:
+    from rewardkit.batch._scorer import Scorer
+
+__all__ = ["CHUNK_SIZE", "INSTALL", "RayMissing", "require_ray", "score_jsonl_ray"]
+
+INSTALL = "pip install 'rewardkit[ray]'"
+CHUNK_SIZE = 16
+"""Samples sent to an actor at once: few round trips, yet an even spread over the actors."""
+Chunk = list[tuple[tuple[Any, int], dict[str, Any]]]
+Row = dict[str, Any]
+
+
+class RayMissing(ConfigError):
+    """`--backend ray` without Ray installed."""
+
+    def __init__(self) -> None:
+        super().__init__(f"--backend ray needs Ray. Install it with: {INSTALL}")
+
+
+def require_ray() -> Any:
+    """The `ray` module.
+
+    Raises:
+        RayMissing: Ray is not installed.
+    """
+    try:  # by name: mypy and the import stay optional, like the extra
+        return importlib.import_module("ray")
+    except ImportError:
+        raise RayMissing() from None
+
+
+class ChunkScorer:
+    """A Ray actor's body: the config loaded once, then chunks of samples scored on threads."""
+
+    def __init__(self, config: str, deadline: float | None, max_concurrent: int) -> None:
+        from rewardkit.batch._scorer import load
+
+        self.scorer: Scorer = load(config, deadline=deadline, max_concurrent=max_concurrent)
+
+    def score(self, chunk: Chunk) -> list[Row]:
+        results = self.scorer.score_batch(sample for _, sample in chunk)
+        return [result_row(i, line, r) for ((i, line), _), r in zip(chunk, results, strict=True)]
+
+
+def score_jsonl_ray(
+    config: Path,
+    rollouts: Path,
+    out: Path,
+    *,
+    workers: int,
+    deadline: float | None = None,
+    max_concurrent: int = 8,
+    chunk_size: int = CHUNK_SIZE,
+    on_bad_line: BadLine,
+    on_result: Callable[[Row], None] | None = None,
+) -> RunCounts:
+    """`score_jsonl` on a Ray cluster: `workers` actors, each scoring `max_concurrent` at once.
+
+    Unless Ray is already initialized, connects with `ray.init()` (so `RAY_ADDRESS` picks a
+    cluster; a local instance otherwise) once there is something to score, and shuts down at
+    the end. `config` must be readable at the same path on every node.
+
+    Raises:
+        RayMissing: Ray is not installed.
+        ConfigError: an actor could not load `config` (e.g. the path is missing on its node).
+    """
+    ray = require_ray()
+    started = False
+    actors: list[Any] = []
+
+    def write(items: Items, sink: IO[str], counts: dict[str, int]) -> None:
+        nonlocal started
+        chunks = _chunks(items, chunk_size)
+        if (first := next(chunks, None)) is None:
+            return  # nothing left to score (e.g. a finished run resumed): Ray is not needed
+        if not ray.is_initialized():
+            ray.init()
+            started = True
+        remote = ray.remote(ChunkScorer).options(scheduling_strategy="SPREAD")
+        args = (str(config.resolve()), deadline, max_concurrent)
+        actors.extend(remote.remote(*args) for _ in range(workers))
+        for row in _scored(ray, actors, chain([first], chunks)):
+            sink.write(json.dumps(row, ensure_ascii=False) + "\n")
+            sink.flush()
+            counts["scored" if row["valid"] else "invalid"] += 1
+            if on_result is not None:
+                on_result(row)
+
+    try:
+        return run_jsonl(write, rollouts, out, on_bad_line=on_bad_line)
+    except ray.exceptions.RayActorError as exc:
+        raise ConfigError(
+            f"a Ray worker could not load the config ({exc.__class__.__name__}). "
+            "Make it readable at the same path on every node.",
+            path=config,
+        ) from exc
+    finally:
+        for actor in actors:
+            ray.kill(actor)
+        if started:  # a local instance (or connection) of our own: close it with the run
+            ray.shutdown()
+
+
+def _chunks(items: Items, size: int) -> Iterator[Chunk]:
+    while chunk := list(islice(items, size)):
+        yield chunk
+
+
+def _scored(ray: Any, actors: list[Any], chunks: Iterator[Chunk]) -> Iterator[Row]:
+    """Rows as chunks finish; each actor has at most two chunks in flight."""
+    owner: dict[Any, Any] = {}
+
+    def submit(actor: Any) -> None:
+        if (chunk := next(chunks, None)) is not None:
+            owner[actor.score.remote(chunk)] = actor
+
+    for actor in actors * 2:
+        submit(actor)
+    while owner:
+        [ready], _ = ray.wait(list(owner), num_returns=1)
+        actor = owner.pop(ready)
+        submit(actor)
+        yield from ray.get(ready)
