@@ -10,25 +10,21 @@ never held in memory and no actor waits on the driver.
 from __future__ import annotations
 
 import importlib
-import json
 from collections.abc import Callable, Iterator
-from itertools import chain, islice
+from itertools import chain
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from rewardkit._errors import ConfigError
-from rewardkit.batch._runner import BadLine, Items, RunCounts, result_row, run_jsonl
+from rewardkit.batch._chunks import CHUNK_SIZE, Chunk, Row, chunks, score_chunk, write_rows
+from rewardkit.batch._runner import BadLine, Items, RunCounts, run_jsonl
 
 if TYPE_CHECKING:
     from rewardkit.batch._scorer import Scorer
 
-__all__ = ["CHUNK_SIZE", "INSTALL", "RayMissing", "require_ray", "score_jsonl_ray"]
+__all__ = ["INSTALL", "RayMissing", "require_ray", "score_jsonl_ray"]
 
 INSTALL = "pip install 'rewardkit[ray]'"
-CHUNK_SIZE = 16
-"""Samples sent to an actor at once: few round trips, yet an even spread over the actors."""
-Chunk = list[tuple[tuple[Any, int], dict[str, Any]]]
-Row = dict[str, Any]
 
 
 class RayMissing(ConfigError):
@@ -59,8 +55,7 @@ class ChunkScorer:
         self.scorer: Scorer = load(config, deadline=deadline, max_concurrent=max_concurrent)
 
     def score(self, chunk: Chunk) -> list[Row]:
-        results = self.scorer.score_batch(sample for _, sample in chunk)
-        return [result_row(i, line, r) for ((i, line), _), r in zip(chunk, results, strict=True)]
+        return score_chunk(self.scorer, chunk)
 
 
 def score_jsonl_ray(
@@ -91,8 +86,8 @@ def score_jsonl_ray(
 
     def write(items: Items, sink: IO[str], counts: dict[str, int]) -> None:
         nonlocal started
-        chunks = _chunks(items, chunk_size)
-        if (first := next(chunks, None)) is None:
+        pending = chunks(items, chunk_size)
+        if (first := next(pending, None)) is None:
             return  # nothing left to score (e.g. a finished run resumed): Ray is not needed
         if not ray.is_initialized():
             ray.init()
@@ -100,12 +95,7 @@ def score_jsonl_ray(
         remote = ray.remote(ChunkScorer).options(scheduling_strategy="SPREAD")
         args = (str(config.resolve()), deadline, max_concurrent)
         actors.extend(remote.remote(*args) for _ in range(workers))
-        for row in _scored(ray, actors, chain([first], chunks)):
-            sink.write(json.dumps(row, ensure_ascii=False) + "\n")
-            sink.flush()
-            counts["scored" if row["valid"] else "invalid"] += 1
-            if on_result is not None:
-                on_result(row)
+        write_rows(_scored(ray, actors, chain([first], pending)), sink, counts, on_result)
 
     try:
         return run_jsonl(write, rollouts, out, on_bad_line=on_bad_line)
@@ -122,17 +112,12 @@ def score_jsonl_ray(
             ray.shutdown()
 
 
-def _chunks(items: Items, size: int) -> Iterator[Chunk]:
-    while chunk := list(islice(items, size)):
-        yield chunk
-
-
-def _scored(ray: Any, actors: list[Any], chunks: Iterator[Chunk]) -> Iterator[Row]:
+def _scored(ray: Any, actors: list[Any], todo: Iterator[Chunk]) -> Iterator[Row]:
     """Rows as chunks finish; each actor has at most two chunks in flight."""
     owner: dict[Any, Any] = {}
 
     def submit(actor: Any) -> None:
-        if (chunk := next(chunks, None)) is not None:
+        if (chunk := next(todo, None)) is not None:
             owner[actor.score.remote(chunk)] = actor
 
     for actor in actors * 2:

@@ -49,10 +49,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--backend",
-        choices=("local", "ray"),
+        choices=("local", "process", "ray"),
         default=env("REWARDKIT_BACKEND", "local"),
-        help="local: threads in this process; ray: --workers actors on a Ray cluster "
-        "(RAY_ADDRESS, else a local instance; the config path must exist on every node) "
+        help="local: threads in this process; process: --workers processes on this machine "
+        "(for CPU-bound rewards); ray: --workers actors on a Ray cluster (RAY_ADDRESS, else a "
+        "local instance; the config path must exist on every node) "
         "(env REWARDKIT_BACKEND; default local)",
     )
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
@@ -75,7 +76,7 @@ def main(argv: list[str]) -> int:
             from rewardkit.batch._ray import require_ray
 
             require_ray()
-        # Also with Ray: config errors show here, once, before any worker starts.
+        # Also with processes or Ray: config errors show here, once, before any worker starts.
         scorer = load(args.config, deadline=args.deadline, max_concurrent=args.workers)
     except ConfigError as exc:
         print(f"rewardkit score: error: {exc}", file=sys.stderr)
@@ -86,9 +87,9 @@ def main(argv: list[str]) -> int:
 
     show = not args.no_progress and sys.stderr.isatty()
     with _progress(args.rollouts, args.out, enabled=show) as advance:
-        if args.backend == "ray":
+        if args.backend != "local":
             try:
-                counts = _score_ray(args, bad_line, advance)
+                counts = _score_elsewhere(args, bad_line, advance)
             except ConfigError as exc:
                 print(f"rewardkit score: error: {exc}", file=sys.stderr)
                 return EXIT_CONFIG
@@ -103,14 +104,18 @@ def main(argv: list[str]) -> int:
     return EXIT_MALFORMED if counts.malformed else EXIT_OK
 
 
-def _score_ray(
+def _score_elsewhere(
     args: argparse.Namespace,
     bad_line: Callable[[int, str], None],
     advance: Callable[[object], None] | None,
 ) -> RunCounts:
-    from rewardkit.batch._ray import score_jsonl_ray
+    """Score on worker processes or Ray actors; the driver still reads and writes the files."""
+    if args.backend == "process":
+        from rewardkit.batch._processes import score_jsonl_processes as run
+    else:
+        from rewardkit.batch._ray import score_jsonl_ray as run
 
-    return score_jsonl_ray(
+    return run(
         args.config,
         args.rollouts,
         args.out,

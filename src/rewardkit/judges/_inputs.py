@@ -26,7 +26,7 @@ Block = dict[str, Any]
 MAX_BYTES = 1 << 20
 """Files larger than this (1 MiB) are replaced by a note."""
 
-_IMAGES = {
+IMAGE_TYPES = {
     ".jpg": "image/jpeg",
     ".jpeg": "image/jpeg",
     ".png": "image/png",
@@ -120,8 +120,8 @@ def _file(path: Path, label: str) -> list[Block]:
         data = path.read_bytes()
     except OSError:
         return _note(label, "[unreadable]")
-    if suffix in _IMAGES:
-        url = f"data:{_IMAGES[suffix]};base64,{base64.b64encode(data).decode('ascii')}"
+    if suffix in IMAGE_TYPES:
+        url = f"data:{IMAGE_TYPES[suffix]};base64,{base64.b64encode(data).decode('ascii')}"
         return [text_block(f"--- {label} ---"), {"type": "image_url", "image_url": {"url": url}}]
     try:
         text = data.decode("utf-8")

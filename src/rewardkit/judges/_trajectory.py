@@ -25,7 +25,7 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from rewardkit.criteria._paths import OutsideWorkspace, inside
-from rewardkit.judges._inputs import Block, text_block
+from rewardkit.judges._inputs import IMAGE_TYPES, Block, text_block
 
 __all__ = [
     "MAX_MEDIA_BYTES",
@@ -44,13 +44,6 @@ MAX_MEDIA_BYTES = 20_000_000
 
 _MIN_CAP = 40
 _EMPTY = "[trajectory empty]"
-_IMAGES = {
-    ".jpg": "image/jpeg",
-    ".jpeg": "image/jpeg",
-    ".png": "image/png",
-    ".gif": "image/gif",
-    ".webp": "image/webp",
-}
 
 
 @dataclass
@@ -268,7 +261,7 @@ def _media_block(directory: Path, part: dict[str, Any], budget: list[int]) -> Bl
         target = inside(directory, ref)
     except OutsideWorkspace:
         return _media_note(kind, ref, "outside the trajectory's directory")
-    mime = _IMAGES.get(target.suffix.lower())
+    mime = IMAGE_TYPES.get(target.suffix.lower())
     if mime is None:
         return _media_note(kind, ref, f"unsupported image type {target.suffix or '(none)'!r}")
     try:

@@ -119,7 +119,7 @@ class AgentBackend(Protocol):
     def register_mcp(
         self, definition: JudgeDefinition, exe: str, prepared: Prepared, cwd: Path
     ) -> list[list[str]]:
-        """Commands to run in `cwd` before a call (claude's `mcp add`); [] for none."""
+        """Commands to run in `cwd` before a call; [] for none."""
         ...
 
     def command(
