@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import textwrap
 from collections.abc import Callable, Mapping
@@ -42,3 +43,27 @@ def task(tmp_path: Path) -> Callable[..., tuple[Path, Path]]:
         return tests_dir, ws
 
     return make
+
+
+BATCH_CHECKS = """\
+import rewardkit as rk
+rk.file_contains('a.txt', 'yes')
+rk.file_contains('a.txt', 'good')
+"""
+
+
+@pytest.fixture
+def job(tmp_path: Path) -> tuple[Path, Path]:
+    """For `rewardkit score`: a tests dir and 30 rollouts: rewards 1, 0.5 and 0, one invalid, two malformed."""
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    (tests / "checks.py").write_text(BATCH_CHECKS)
+    ws = ["yes good", "yes", "no"]
+    for text in ws:
+        (tmp_path / text).mkdir()
+        (tmp_path / text / "a.txt").write_text(text)
+    lines = [json.dumps({"id": f"s{i}", "workspace": str(tmp_path / ws[i % 3])}) for i in range(27)]
+    lines += ["{not json", "[1]", '{"completion": "x", "typo": 1}']  # no id: line 30 is its id
+    rollouts = tmp_path / "rollouts.jsonl"
+    rollouts.write_text("\n".join(lines) + "\n")
+    return tests, rollouts

@@ -14,12 +14,6 @@ from rewardkit._errors import ConfigError
 from rewardkit.batch._ray import ChunkScorer, score_jsonl_ray
 from rewardkit.cli import main
 
-CHECKS = """\
-import rewardkit as rk
-rk.file_contains('a.txt', 'yes')
-rk.file_contains('a.txt', 'good')
-"""
-
 
 @pytest.fixture(scope="module")
 def ray_cluster() -> Iterator[Any]:
@@ -27,23 +21,6 @@ def ray_cluster() -> Iterator[Any]:
     ray.init(num_cpus=2, include_dashboard=False)
     yield ray
     ray.shutdown()
-
-
-@pytest.fixture
-def job(tmp_path: Path) -> tuple[Path, Path]:
-    """A tests dir and 30 rollouts: rewards 1, 0.5 and 0, one invalid, two malformed."""
-    tests = tmp_path / "tests"
-    tests.mkdir()
-    (tests / "checks.py").write_text(CHECKS)
-    ws = ["yes good", "yes", "no"]
-    for text in ws:
-        (tmp_path / text).mkdir()
-        (tmp_path / text / "a.txt").write_text(text)
-    lines = [json.dumps({"id": f"s{i}", "workspace": str(tmp_path / ws[i % 3])}) for i in range(27)]
-    lines += ["{not json", "[1]", '{"completion": "x", "typo": 1}']  # no id: line 30 is its id
-    rollouts = tmp_path / "rollouts.jsonl"
-    rollouts.write_text("\n".join(lines) + "\n")
-    return tests, rollouts
 
 
 def _score(tests: Path, rollouts: Path, out: Path, *backend: str) -> int:
