@@ -19,11 +19,11 @@ FAKE = Path(__file__).with_name("fake_cli.py")
 
 @pytest.fixture
 def agents(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeAgents:
-    """`claude` and `codex` on PATH (nothing else from the real PATH but /usr/bin, /bin)."""
+    """`claude`, `codex` and `fx` on PATH (nothing else from the real PATH but /usr/bin, /bin)."""
     bin_dir, ctl, home = tmp_path / "bin", tmp_path / "ctl", tmp_path / "home"
     for d in (bin_dir, ctl, home):
         d.mkdir()
-    for name in ("claude", "codex"):
+    for name in ("claude", "codex", "fx"):
         exe = bin_dir / name
         exe.write_text(f"#!{sys.executable}\n" + FAKE.read_text())
         exe.chmod(0o755)

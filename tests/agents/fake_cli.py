@@ -1,6 +1,6 @@
-"""A fake `claude` / `codex` for the agent-judge tests, speaking the real CLIs' formats.
+"""A fake `claude` / `codex` / `fx` for the agent-judge tests, speaking the real CLIs' formats.
 
-Installed by the `agents` fixture as executables named `claude` and `codex`. Every run is
+Installed by the `agents` fixture as executables named `claude`, `codex` and `fx`. Every run is
 recorded in `$FAKE_AGENT_DIR/calls.jsonl`; what the n-th answering run does is step n of
 `$FAKE_AGENT_DIR/script.json` (the last step repeats). A step is an object:
 
@@ -24,6 +24,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -194,5 +195,36 @@ def codex(args: list[str]) -> int:
     return 0
 
 
+def fx(args: list[str]) -> int:
+    if args[:1] == ["--version"]:
+        print(os.environ.get("FAKE_VERSION", "fx 1.4.0"))
+        return 0
+    prompt = sys.stdin.read()
+    home = Path(os.environ["HOME"])
+    names = ("HOME", "FX_AUTO_UPGRADE", "FX_MODEL", "FX_SOUND", "AI_GATEWAY_API_KEY")
+    profile = home / ".fx"
+    files = {p.name: p.read_text() for p in profile.iterdir()} if profile.is_dir() else {}
+    entry = {"run": True, "argv": args, "cwd": os.getcwd(), "prompt": prompt, "home": files}
+    n = record({**entry, "env": {k: os.environ.get(k) for k in names}, "listing": listing()})
+    s = step(n)
+    act(s)
+    if "exit" in s:
+        print(s.get("stderr", "boom"), file=sys.stderr)
+        return int(s["exit"])
+    wanted = re.findall(r"^- ([a-z0-9_]+): ", prompt, re.MULTILINE)  # no schema: the prompt
+    flat = {"score": {}, "reasoning": {}}
+    schema = {"properties": flat if len(wanted) == 1 else {key: {} for key in wanted}}
+    envelope: dict[str, Any] = {
+        "exit_code": 0,
+        "final_output": s.get("text") or json.dumps(answer(schema, s.get("score", "yes"), s)),
+        "model": os.environ.get("FX_MODEL"),
+        "usage": {"input_tokens": 300, "output_tokens": 40},
+    }
+    if s.get("is_error"):
+        envelope.update(exit_code=1, final_output="", error="gateway returned 401")
+    print(json.dumps(envelope))
+    return 0
+
+
 if __name__ == "__main__":
-    sys.exit(claude(sys.argv[1:]) if NAME == "claude" else codex(sys.argv[1:]))
+    sys.exit({"claude": claude, "codex": codex, "fx": fx}[NAME](sys.argv[1:]))

@@ -21,6 +21,7 @@ from rewardkit.judges import (
     TomlJudge,
     load_definition,
 )
+from rewardkit.judges._agent import AgentJudge
 from rewardkit.sources._judge_toml import load_judge
 from rewardkit.sources.tests_dir import discover
 
@@ -587,7 +588,7 @@ def test_leaf_kind_weight_scoring_and_placeholder_outcomes(tmp_path: Path) -> No
         tmp_path,
         """
         [judge]
-        judge = "fx"  # no backend yet: the placeholder judge
+        judge = "fx"
         weight = 3
         [[criterion]]
         description = "Edge cases?"
@@ -604,8 +605,9 @@ def test_leaf_kind_weight_scoring_and_placeholder_outcomes(tmp_path: Path) -> No
     assert errors == []
     assert (leaf.kind, leaf.weight, leaf.name) == ("agent", 3.0, "judge")  # type: ignore[attr-defined]
     assert (leaf.scoring.aggregation, leaf.scoring.threshold) == ("threshold", 0.7)  # type: ignore[attr-defined]
-    judge = leaf.judge  # type: ignore[attr-defined]
-    assert isinstance(judge, TomlJudge)
+    assert isinstance(leaf.judge, AgentJudge)  # type: ignore[attr-defined]
+    # an agent name without a registered backend runs the placeholder judge
+    judge = TomlJudge(definition=leaf.judge.definition)  # type: ignore[attr-defined]
     assert [(c.name, c.weight) for c in judge.criteria] == [
         ("edge_cases", 1.0),
         ("tests_pass", 2.0),

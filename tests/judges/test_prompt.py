@@ -152,6 +152,23 @@ def test_documents_are_converted_when_markitdown_is_installed(
     ]
 
 
+def test_a_real_spreadsheet_goes_through_markitdown(ws: Path) -> None:
+    pytest.importorskip("markitdown")
+    openpyxl = pytest.importorskip("openpyxl")
+    book = openpyxl.Workbook()
+    book.active["A1"], book.active["B1"] = "total", 42
+    book.save(ws / "sheet.xlsx")
+    (ws / "broken.xlsx").write_bytes(b"PK\x03\x04" + bytes(40))  # a zip header, no zip
+    (text,) = texts(path_blocks(ws, "sheet.xlsx"))
+    if "could not be converted" in text:  # markitdown without its xlsx dependencies
+        assert "MissingDependency" in text
+    else:
+        assert text.startswith("--- sheet.xlsx ---\n")
+        assert "| total | 42 |" in text
+    (broken,) = texts(path_blocks(ws, "broken.xlsx"))
+    assert broken.startswith("--- broken.xlsx ---\n[document could not be converted: ")
+
+
 def test_unreadable_files_and_directories(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(self: Path, *args: Any) -> Any:
         raise PermissionError(13, "Permission denied")

@@ -1,4 +1,4 @@
-"""Run an agent judge TOML (`judge = "claude-code"` or `"codex"`): the CLI explores the
+"""Run an agent judge TOML (`judge = "claude-code"`, `"codex"` or `"fx"`): the CLI explores the
 workspace and answers the criteria as JSON.
 
 How a run goes:
@@ -223,7 +223,11 @@ class AgentJudge:
             inv = backend.command(d, setup.exe, prompt, schema, cwd, scratch)
             try:
                 result = await run_cli(
-                    inv.argv, cwd=cwd, env=env, timeout=float(d.timeout), stdin=inv.stdin
+                    inv.argv,
+                    cwd=cwd,
+                    env={**env, **inv.env},
+                    timeout=float(d.timeout),
+                    stdin=inv.stdin,
                 )
             except OSError as exc:  # not retried: the next attempt would fail the same way
                 error = f"could not start {setup.exe}: {exc}"

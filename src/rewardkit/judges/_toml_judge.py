@@ -75,9 +75,9 @@ def failed_run(definition: JudgeDefinition, message: str, *, duration_ms: float 
 class TomlJudge:
     """Runs a `JudgeDefinition` on a workspace.
 
-    Agent and JEV judges are not connected yet (LLM judges run as `LLMJudge`): every
-    criterion is recorded as an `error` outcome that says so, and every other score of the
-    run is kept.
+    The placeholder for an agent judge whose CLI has no registered backend (LLM, agent and
+    JEV judges run as `LLMJudge`, `AgentJudge` and `JevJudge`): every criterion is recorded
+    as an `error` outcome that says so, and every other score of the run is kept.
     """
 
     definition: JudgeDefinition

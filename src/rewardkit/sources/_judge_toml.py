@@ -73,10 +73,14 @@ def load_judge(
         from rewardkit.judges._llm import LLMJudge  # the transport loads only with a judge
 
         judge = LLMJudge(definition=definition)
+    elif definition.kind == "jev":
+        from rewardkit.judges._jev import JevJudge  # the SDK loads only when it runs
+
+        judge = JevJudge(definition=definition)
     elif definition.kind == "agent":
         from rewardkit.judges.agents import AGENT_BACKENDS
 
-        if definition.judge in AGENT_BACKENDS:  # fx has no backend yet: TomlJudge says so
+        if definition.judge in AGENT_BACKENDS:
             from rewardkit.judges._agent import AgentJudge
 
             judge = AgentJudge(definition=definition)

@@ -1,12 +1,13 @@
 """Agent-judge backends: the CLIs a judge TOML can name in `[judge].judge`.
 
-Built in: `claude-code` (Anthropic's Claude Code, `claude`) and `codex` (OpenAI's Codex
-CLI, `codex`). A backend only describes its CLI (`AgentBackend`); `AgentJudge` runs it.
+Built in: `claude-code` (Anthropic's Claude Code, `claude`), `codex` (OpenAI's Codex
+CLI, `codex`) and `fx` (Vercel's fx, `fx`). A backend only describes its CLI
+(`AgentBackend`); `AgentJudge` runs it.
 Nothing here downloads or installs a CLI: a missing one is an error that says how to
 install it.
 
 >>> sorted(AGENT_BACKENDS)
-['claude-code', 'codex']
+['claude-code', 'codex', 'fx']
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 from rewardkit.judges.agents._base import AgentBackend, AgentReply, CliResult, Invocation
 from rewardkit.judges.agents.claude_code import ClaudeCode
 from rewardkit.judges.agents.codex import Codex
+from rewardkit.judges.agents.fx import Fx
 
 __all__ = [
     "AGENT_BACKENDS",
@@ -40,3 +42,4 @@ def register_agent(backend: AgentBackend) -> AgentBackend:
 
 register_agent(ClaudeCode())
 register_agent(Codex())
+register_agent(Fx())

@@ -69,6 +69,8 @@ class Invocation:
     """Text for stdin; `None` connects stdin to /dev/null."""
     answer_file: Path | None = None
     """A file the CLI writes its final message to (codex's `--output-last-message`)."""
+    env: Mapping[str, str] = field(default_factory=dict)
+    """Variables set for this call only, over the prepared environment (fx's fresh `HOME`)."""
 
 
 @dataclass(frozen=True)
