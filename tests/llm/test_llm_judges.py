@@ -103,10 +103,14 @@ def test_individual_mode_respects_the_llm_limit(task, server: ChatServer, tmp_pa
         '[judge]\njudge = "MODEL"\nmode = "individual"\nfiles = ["main.py"]\n' + criteria
     )
     server.respond_with(lambda body: Reply(content=answer_all(body).content, delay=0.2))
-    rewards, _ = run(tests, ws, tmp_path, max_concurrent_llm=2)
+    rewards, details = run(tests, ws, tmp_path, max_concurrent_llm=2)
     assert rewards == {"reward": 1.0}
     assert server.count == 6
     assert server.max_in_flight <= 2
+    quality = next(c["detail"] for c in details["reward"]["components"] if c["name"] == "quality")
+    per_criterion = [c["usage"]["input_tokens"] for c in quality["criteria"]]
+    assert all(tokens > 0 for tokens in per_criterion)  # each call's cost, on its criterion
+    assert sum(per_criterion) == quality["usage"]["input_tokens"]
 
 
 def test_the_cache_makes_an_unchanged_rerun_free(task, server: ChatServer, tmp_path: Path) -> None:

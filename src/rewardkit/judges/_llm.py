@@ -141,7 +141,13 @@ class LLMJudge:
         verdict, error = self._combined(criterion, samples)
         ms = round((time.perf_counter() - started) * 1000, 3)
         if verdict is not None:
-            return verdict_outcome(criterion, verdict, model=self.definition.judge, duration_ms=ms)
+            outcome = verdict_outcome(
+                criterion, verdict, model=self.definition.judge, duration_ms=ms
+            )
+            usage = _own_usage(criterion, samples)
+            if usage is not None:
+                outcome.extra["usage"] = usage.as_dict()
+            return outcome
         timed_out = any(
             isinstance(c.error, JudgeTimeout)
             for calls in samples
@@ -162,6 +168,15 @@ class LLMJudge:
     def _all_failed(self, message: str, started: float) -> JudgeRun:
         ms = round((time.perf_counter() - started) * 1000, 3)
         return failed_run(self.definition, message, duration_ms=ms)
+
+
+def _own_usage(criterion: CriterionDef, samples: Sequence[Sequence[_Call]]) -> Usage | None:
+    """What the calls grading only `criterion` cost (individual mode); None when it shared a
+    batched call, whose usage is the leaf's `usage` alone."""
+    calls = [c for s in samples for c in s if criterion in c.request.criteria]
+    if not calls or any(len(c.request.criteria) != 1 for c in calls):
+        return None
+    return sum((c.usage for c in calls), Usage())
 
 
 async def _missing_keys(model: str) -> list[str]:

@@ -101,7 +101,7 @@ def criterion_detail(outcome: Outcome, policy: ErrorPolicy) -> dict[str, Any]:
         out["confidence"] = outcome.confidence
     if outcome.model is not None:
         out["model"] = outcome.model
-    for key in ("samples", "agreement"):
+    for key in ("samples", "agreement", "usage"):
         if key in outcome.extra:
             out[key] = outcome.extra[key]
     if "metrics" in outcome.extra:
