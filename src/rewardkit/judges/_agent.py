@@ -42,10 +42,10 @@ from rewardkit._errors import ConfigError
 from rewardkit._outcome import JudgeRun, Outcome
 from rewardkit._plan import Plan
 from rewardkit.engine._isolation import isolated_view
-from rewardkit.judges._definition import CriterionDef, JudgeDefinition
+from rewardkit.judges._definition import CriterionDef
 from rewardkit.judges._parse import ReplyError, Verdict, combine_samples, guard_detail, parse_reply
 from rewardkit.judges._prompt import response_schema, system_prompt
-from rewardkit.judges._toml_judge import criterion_extra, failed_run, verdict_outcome
+from rewardkit.judges._toml_judge import DefinedJudge, criterion_extra, failed_run, verdict_outcome
 from rewardkit.judges._usage import Usage
 from rewardkit.judges.agents import AGENT_BACKENDS, AgentBackend
 from rewardkit.judges.agents._base import (
@@ -96,14 +96,8 @@ class _Setup:
 
 
 @dataclass(frozen=True, kw_only=True)
-class AgentJudge:
+class AgentJudge(DefinedJudge):
     """An agent judge TOML, ready to run against a workspace."""
-
-    definition: JudgeDefinition
-
-    @property
-    def criteria(self) -> tuple[CriterionDef, ...]:
-        return self.definition.criteria
 
     @property
     def backend(self) -> AgentBackend:

@@ -28,10 +28,11 @@ from rewardkit.judges._definition import JudgeDefinition
 from rewardkit.judges._eval import EvalJudge
 from rewardkit.judges._eval_llm import (
     answer_schema,
-    combine,
+    done,
     instructions,
     is_numeric,
     parse_answer,
+    scored,
 )
 from rewardkit.judges._parse import ReplyError
 from rewardkit.judges.agents import AGENT_BACKENDS, AgentBackend
@@ -82,26 +83,26 @@ async def evaluate_agent(
     backend = AGENT_BACKENDS.get(runner)
     if backend is None:
         choices = ", ".join(sorted(AGENT_BACKENDS))
-        return _done(base, started, error=f"agent.runner {runner!r} is not one of: {choices}")
+        return done(base, started, error=f"agent.runner {runner!r} is not one of: {choices}")
     exe = shutil.which(backend.executable)
     if exe is None:
         error = (
             f"the `{backend.executable}` CLI was not found on PATH. {backend.install_hint}. "
             f"rewardkit never downloads agent CLIs at run time."
         )
-        return _done(base, started, error=error)
+        return done(base, started, error=error)
     numeric = is_numeric(judge)
     try:
         prompt = _prompt(judge, record, base_dir, numeric)
     except OSError as exc:
-        return _done(base, started, error=f"could not build the prompt: {exc}")
+        return done(base, started, error=f"could not build the prompt: {exc}")
     definition = _definition(judge, runner, agent, base_dir)
     run = _Runner(judge, backend, definition, exe, prompt, numeric, limiter)
     with tempfile.TemporaryDirectory(prefix="rewardkit-eval-agent-") as tmp:
         try:
             samples = [await run.sample(record, Path(tmp), i) for i in range(judge.samples)]
         except SetupError as exc:
-            return _done(base, started, error=f"{runner} judge: {exc}")
+            return done(base, started, error=f"{runner} judge: {exc}")
     logs = [log for s in samples for log in s.logs]
     if logs:
         base = replace(base, extra={"judge_logs": logs})
@@ -110,17 +111,8 @@ async def evaluate_agent(
     if not answers:
         status = "timeout" if any(s.timed_out for s in samples) else "error"
         error = next((s.error for s in samples if s.error), "no answer")
-        return _done(base, started, status=status, error=error, model=model)
-    value, rationale = combine(answers, numeric)
-    return _done(
-        base,
-        started,
-        status="scored",
-        value=float(value),
-        raw=value,
-        reasoning=rationale or None,
-        model=model,
-    )
+        return done(base, started, status=status, error=error, model=model)
+    return scored(base, started, answers, numeric, model)
 
 
 @dataclass(frozen=True)
@@ -236,7 +228,3 @@ def _answer_text(cwd: Path, reply: str) -> tuple[str | None, str]:
 def _fresh(path: Path) -> Path:
     path.mkdir(parents=True)
     return path
-
-
-def _done(base: Outcome, started: float, **fields: Any) -> Outcome:
-    return replace(base, duration_ms=round((time.perf_counter() - started) * 1000, 3), **fields)

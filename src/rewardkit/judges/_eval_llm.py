@@ -28,11 +28,13 @@ from rewardkit.judges._request import CompletionRequest
 __all__ = [
     "answer_schema",
     "combine",
+    "done",
     "evaluate_llm",
     "instructions",
     "is_numeric",
     "judge_model",
     "parse_answer",
+    "scored",
 ]
 
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][\w.]*)\s*\}\}")
@@ -63,7 +65,7 @@ async def evaluate_llm(
     try:
         messages = _messages(judge, record, base_dir, numeric)
     except (OSError, ConfigError) as exc:
-        return _done(base, started, error=f"could not build the prompt: {exc}")
+        return done(base, started, error=f"could not build the prompt: {exc}")
     answers: list[tuple[Any, str]] = []
     errors: list[JudgeError] = []
     for sample in range(judge.samples):
@@ -87,17 +89,8 @@ async def evaluate_llm(
         answers.append(parsed)
     if not answers:
         status = "timeout" if any(isinstance(e, JudgeTimeout) for e in errors) else "error"
-        return _done(base, started, status=status, error=str(errors[0]) if errors else "no reply")
-    value, rationale = combine(answers, numeric)
-    return _done(
-        base,
-        started,
-        status="scored",
-        value=float(value),
-        raw=value,
-        reasoning=rationale or None,
-        model=judge_model(judge),
-    )
+        return done(base, started, status=status, error=str(errors[0]) if errors else "no reply")
+    return scored(base, started, answers, numeric, judge_model(judge))
 
 
 def is_numeric(judge: EvalJudge) -> bool:
@@ -219,7 +212,24 @@ def combine(answers: list[tuple[Any, str]], numeric: bool) -> tuple[Any, str]:
     return verdict, next(r for v, r in answers if v == verdict)
 
 
-def _done(base: Outcome, started: float, **fields: Any) -> Outcome:
+def scored(
+    base: Outcome, started: float, answers: list[tuple[Any, str]], numeric: bool, model: str
+) -> Outcome:
+    """The scored outcome of a judge's sampled answers (see `combine`)."""
+    value, rationale = combine(answers, numeric)
+    return done(
+        base,
+        started,
+        status="scored",
+        value=float(value),
+        raw=value,
+        reasoning=rationale or None,
+        model=model,
+    )
+
+
+def done(base: Outcome, started: float, **fields: Any) -> Outcome:
+    """`base` with `fields` and the time since `started`."""
     from dataclasses import replace
 
     return replace(base, duration_ms=round((time.perf_counter() - started) * 1000, 3), **fields)

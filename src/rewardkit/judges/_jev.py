@@ -27,7 +27,7 @@ from rewardkit._outcome import JudgeRun, Outcome
 from rewardkit.judges._definition import CriterionDef, JudgeDefinition
 from rewardkit.judges._inputs import paths_blocks
 from rewardkit.judges._parse import Verdict, combine_samples, score
-from rewardkit.judges._toml_judge import criterion_extra, failed_run, verdict_outcome
+from rewardkit.judges._toml_judge import DefinedJudge, criterion_extra, failed_run, verdict_outcome
 from rewardkit.judges.formats import Rubric
 
 __all__ = ["API_KEY_ENV", "JevJudge"]
@@ -52,14 +52,8 @@ class _Call:
 
 
 @dataclass(frozen=True, kw_only=True)
-class JevJudge:
+class JevJudge(DefinedJudge):
     """A JEV judge TOML, ready to run against a workspace."""
-
-    definition: JudgeDefinition
-
-    @property
-    def criteria(self) -> tuple[CriterionDef, ...]:
-        return self.definition.criteria
 
     async def evaluate(self, workspace: Path, client: Any = None) -> JudgeRun:
         """Grade `workspace`: every sample's calls at once; one outcome per criterion."""

@@ -24,7 +24,7 @@ from rewardkit.judges._inputs import Block
 from rewardkit.judges._parse import Verdict, combine_samples, guard_detail, parse_reply
 from rewardkit.judges._prompt import JudgeRequest, plan_requests
 from rewardkit.judges._request import CompletionRequest
-from rewardkit.judges._toml_judge import criterion_extra, failed_run, verdict_outcome
+from rewardkit.judges._toml_judge import DefinedJudge, criterion_extra, failed_run, verdict_outcome
 from rewardkit.judges._trajectory import render_trajectory, trajectory_path
 from rewardkit.judges._transport import ModelClient
 from rewardkit.judges._usage import Usage
@@ -44,14 +44,8 @@ class _Call:
 
 
 @dataclass(frozen=True, kw_only=True)
-class LLMJudge:
+class LLMJudge(DefinedJudge):
     """An LLM judge TOML, ready to run against a workspace."""
-
-    definition: JudgeDefinition
-
-    @property
-    def criteria(self) -> tuple[CriterionDef, ...]:
-        return self.definition.criteria
 
     async def evaluate(self, workspace: Path, client: ModelClient) -> JudgeRun:
         """Grade `workspace`: every sample's requests at once, under the client's limits."""

@@ -10,7 +10,7 @@ from rewardkit._outcome import JudgeRun, Outcome
 from rewardkit.judges._definition import CriterionDef, JudgeDefinition
 from rewardkit.judges._parse import Verdict
 
-__all__ = ["TomlJudge", "criterion_extra", "failed_run", "verdict_outcome"]
+__all__ = ["DefinedJudge", "TomlJudge", "criterion_extra", "failed_run", "verdict_outcome"]
 
 
 def criterion_extra(criterion: CriterionDef) -> dict[str, Any]:
@@ -72,19 +72,24 @@ def failed_run(definition: JudgeDefinition, message: str, *, duration_ms: float 
 
 
 @dataclass(frozen=True, kw_only=True)
-class TomlJudge:
-    """Runs a `JudgeDefinition` on a workspace.
-
-    The placeholder for an agent judge whose CLI has no registered backend (LLM, agent and
-    JEV judges run as `LLMJudge`, `AgentJudge` and `JevJudge`): every criterion is recorded
-    as an `error` outcome that says so, and every other score of the run is kept.
-    """
+class DefinedJudge:
+    """What every judge of a judge TOML shares: its definition and criteria."""
 
     definition: JudgeDefinition
 
     @property
     def criteria(self) -> tuple[CriterionDef, ...]:
         return self.definition.criteria
+
+
+@dataclass(frozen=True, kw_only=True)
+class TomlJudge(DefinedJudge):
+    """Runs a `JudgeDefinition` on a workspace.
+
+    The placeholder for an agent judge whose CLI has no registered backend (LLM, agent and
+    JEV judges run as `LLMJudge`, `AgentJudge` and `JevJudge`): every criterion is recorded
+    as an `error` outcome that says so, and every other score of the run is kept.
+    """
 
     async def evaluate(self, workspace: Path, client: Any = None) -> JudgeRun:
         """One outcome per criterion, in TOML order."""
