@@ -58,18 +58,20 @@ def score_records(
     once); LLM judges share one model client (at most `max_concurrent` calls per model);
     agent judges run their CLIs (at most `max_concurrent` processes at once).
     """
-    calls: list[Callable[[], Outcome]] = []
+    calls: list[tuple[int, Callable[[], Outcome]]] = []
     asks: list[tuple[int, EvalJudge, dict[str, Any]]] = []
+    slots = 0
     for _, record in cases:
         for judge in suite.judges:
             if isinstance(record, ConfigError):
-                calls.append(partial(_unreadable, judge.name, str(record)))
+                calls.append((slots, partial(_unreadable, judge.name, str(record))))
             elif judge.kind in ("llm", "agent"):
-                asks.append((len(calls), judge, record))
-                calls.append(partial(_unreadable, judge.name, "not run"))  # replaced below
+                asks.append((slots, judge, record))
             else:
-                calls.append(_counted(partial(judge.evaluate, record), progress))
-    outcomes = asyncio.run(_run(calls, asks, suite.path.parent, max_concurrent, progress))
+                calls.append((slots, _counted(partial(judge.evaluate, record), progress)))
+            slots += 1
+    by_slot = asyncio.run(_run(calls, asks, suite.path.parent, max_concurrent, progress))
+    outcomes = [by_slot[slot] for slot in range(slots)]
     width = len(suite.judges)
     results = []
     for i, (case_id, _) in enumerate(cases):
@@ -82,14 +84,13 @@ def score_records(
 
 
 async def _run(
-    calls: list[Callable[[], Outcome]],
+    calls: list[tuple[int, Callable[[], Outcome]]],
     asks: list[tuple[int, EvalJudge, dict[str, Any]]],
     base_dir: Path,
     limit: int,
     progress: Callable[[int], None] | None,
-) -> list[Outcome]:
-    if not asks:
-        return await in_threads(calls, limit)
+) -> dict[int, Outcome]:
+    """Outcomes by slot: `calls` on worker threads, `asks` (LLM, agent) on the event loop."""
     async with _clients(asks, limit) as client:
         agents = asyncio.Semaphore(limit) if limit > 0 else None
 
@@ -106,14 +107,13 @@ async def _run(
                 progress(1)
             return outcome
 
-        slots = {slot for slot, _, _ in asks}
-        sync = [call for i, call in enumerate(calls) if i not in slots]
         done, answered = await asyncio.gather(
-            in_threads(sync, limit), asyncio.gather(*(ask(j, r) for _, j, r in asks))
+            in_threads([call for _, call in calls], limit),
+            asyncio.gather(*(ask(judge, record) for _, judge, record in asks)),
         )
-    merged = iter(done)
-    by_slot = {slot: outcome for (slot, _, _), outcome in zip(asks, answered, strict=True)}
-    return [by_slot[i] if i in by_slot else next(merged) for i in range(len(calls))]
+    by_slot = {slot: outcome for (slot, _), outcome in zip(calls, done, strict=True)}
+    by_slot.update({slot: outcome for (slot, _, _), outcome in zip(asks, answered, strict=True)})
+    return by_slot
 
 
 def _clients(
