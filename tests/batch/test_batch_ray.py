@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from rewardkit._errors import ConfigError
+from rewardkit.batch import _ray
 from rewardkit.batch._ray import ChunkScorer, score_jsonl_ray
 from rewardkit.cli import main
 
@@ -107,6 +108,10 @@ def test_chunk_scorer_returns_result_lines_as_dicts(job: tuple[Path, Path], tmp_
     assert "typo" in rows[1]["error"]
 
 
+def _no_module(name: str) -> None:
+    raise ImportError(f"No module named {name!r}")
+
+
 def test_without_ray_prints_the_install_line_and_exits_2(
     job: tuple[Path, Path],
     tmp_path: Path,
@@ -114,7 +119,9 @@ def test_without_ray_prints_the_install_line_and_exits_2(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     tests, rollouts = job
-    monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` raises ImportError
+    # `import ray` fails, without touching sys.modules: a Ray instance started by another
+    # test may still have threads that import from it.
+    monkeypatch.setattr(_ray, "importlib", SimpleNamespace(import_module=_no_module))
     assert _score(tests, rollouts, tmp_path / "o.jsonl", "--backend", "ray") == 2
     assert "pip install 'rewardkit[ray]'" in capsys.readouterr().err
     assert not (tmp_path / "o.jsonl").exists()
