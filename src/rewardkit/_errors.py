@@ -5,6 +5,9 @@ RewardKitError
 ├── ConfigError(RewardKitError, ValueError)   a tests dir / TOML / eval.yaml is wrong
 │   ├── DiscoveryError                        the tests directory's layout is wrong
 │   └── FormulaError                          a reward formula or `if:` condition is unsafe
+├── UntrustedInputError(RewardKitError, ValueError)  what the agent wrote is refused (data)
+│   ├── OutsideWorkspace                      a path leads out of the workspace
+│   └── CapExceeded                           a size, depth or count cap was hit
 ├── CriterionError                            a criterion failed while scoring (kept as data)
 └── JudgeError                                a judge's model call failed after retries (data)
     ├── JudgeTimeout(JudgeError, TimeoutError)  no reply within the timeout
@@ -33,6 +36,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ConfigError",
+    "CapExceeded",
     "CriterionError",
     "DiscoveryError",
     "FormulaError",
@@ -43,7 +47,9 @@ __all__ = [
     "JudgeRequestError",
     "JudgeTimeout",
     "JudgeUnavailable",
+    "OutsideWorkspace",
     "RewardKitError",
+    "UntrustedInputError",
     "describe_exception",
     "did_you_mean",
     "raise_all",
@@ -122,6 +128,18 @@ def raise_all(errors: list[ConfigError]) -> None:
     if errors:
         lines = "\n".join(f"  - {e}" for e in errors)
         raise DiscoveryError(f"{len(errors)} configuration errors:\n{lines}", errors=errors)
+
+
+class UntrustedInputError(RewardKitError, ValueError):
+    """Untrusted input (the workspace, a case, a rollout) was refused; recorded, never fatal."""
+
+
+class OutsideWorkspace(UntrustedInputError):
+    """A path names something outside the workspace (through `..`, a symlink or a swap)."""
+
+
+class CapExceeded(UntrustedInputError):
+    """Untrusted input is over a cap (bytes, nesting depth, values, pixels); the message names it."""
 
 
 class CriterionError(RewardKitError):

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from rewardkit._errors import ConfigError
 from rewardkit._outcome import ErrorPolicy, Outcome
 from rewardkit._plan import Plan
-from rewardkit.engine import Limits, RunResult, execute_async
+from rewardkit.engine import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT, Limits, RunResult, execute_async
 from rewardkit.outputs.harbor import clear_outputs, details, write_outputs
 from rewardkit.sources.tests_dir import discover
 
@@ -36,17 +36,25 @@ def run(
     max_concurrent_agent: int = 2,
     yolo: bool = False,
     on_error: ErrorPolicy = "zero",
+    criterion_timeout: float = DEFAULT_TIMEOUT,
+    criterion_memory_mb: int | None = DEFAULT_MEMORY_MB,
 ) -> dict[str, float]:
     """Score `workspace` with the criteria in `tests_dir`; write and return `reward.json`.
 
     A criterion that fails is recorded in `reward-details.json` and counts per `on_error`
-    (`zero`, `omit` or `fail`); it never stops the other criteria.
+    (`zero`, `omit` or `fail`); it never stops the other criteria. Each programmatic
+    criterion runs in its own process, killed after `criterion_timeout` seconds (unless it
+    sets `timeout=`) and capped at `criterion_memory_mb` MiB of address space (None: no cap).
 
     >>> run("examples/hello/tests", workspace="examples/hello/app", output="/tmp/rk/reward.json")
     {'correctness': 1.0, 'structure': 1.0, 'reward': 1.0}
     """
     limits = Limits(
-        programmatic=max_concurrent_programmatic, llm=max_concurrent_llm, agent=max_concurrent_agent
+        programmatic=max_concurrent_programmatic,
+        llm=max_concurrent_llm,
+        agent=max_concurrent_agent,
+        timeout=criterion_timeout,
+        memory_mb=criterion_memory_mb,
     )
     (verdict,) = verify([tests_dir], workspace, output, limits=limits, on_error=on_error, yolo=yolo)
     return verdict.rewards
@@ -62,13 +70,19 @@ def run_multi(
     max_concurrent_agent: int = 2,
     yolo: bool = False,
     on_error: ErrorPolicy = "zero",
+    criterion_timeout: float = DEFAULT_TIMEOUT,
+    criterion_memory_mb: int | None = DEFAULT_MEMORY_MB,
 ) -> dict[str, dict[str, float]]:
     """Run several tests directories against one workspace; rewards by directory basename.
 
     The combined `reward.json` namespaces each key as `<basename>/<key>`.
     """
     limits = Limits(
-        programmatic=max_concurrent_programmatic, llm=max_concurrent_llm, agent=max_concurrent_agent
+        programmatic=max_concurrent_programmatic,
+        llm=max_concurrent_llm,
+        agent=max_concurrent_agent,
+        timeout=criterion_timeout,
+        memory_mb=criterion_memory_mb,
     )
     results = verify(tests_dirs, workspace, output, limits=limits, on_error=on_error, yolo=yolo)
     return {Path(d).name: r.rewards for d, r in zip(tests_dirs, results, strict=True)}
@@ -104,7 +118,8 @@ def verify(
     """
     if on_error not in ERROR_POLICIES:
         raise ConfigError(f"on_error must be one of {', '.join(ERROR_POLICIES)} (got {on_error!r})")
-    out = Path(output)
+    out = Path(output).absolute()  # fixed before anything runs: no criterion can move it
+    workspace = Path(workspace).absolute()
     clear_outputs(out)
     multi = len(tests_dirs) > 1
     if multi:

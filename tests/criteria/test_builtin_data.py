@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from rewardkit._untrusted import CapExceeded
 from rewardkit.criteria import data
 
 
@@ -70,13 +71,13 @@ def test_pass_and_missing(ws: Path, crit: str) -> None:
         assert run(crit, ws, "gone", *PASSING[crit]) is False
 
 
-@pytest.mark.parametrize("kind", ["absolute", "dotdot", "symlink"])
+@pytest.mark.parametrize("kind", ["absolute-symlink", "dotdot", "symlink"])
 @pytest.mark.parametrize("crit", sorted(PASSING))
 def test_never_reads_outside(ws: Path, tmp_path: Path, crit: str, kind: str) -> None:
     (tmp_path / "outside").mkdir()
     target = tmp_path / "outside" / "data.bin"
     _fixture_file(crit, tmp_path / "outside", "data.bin")  # would pass if read
-    path = {"absolute": str(target), "dotdot": "../outside/data.bin", "symlink": "link"}[kind]
+    path = {"absolute-symlink": str(ws / "link"), "dotdot": "../outside/data.bin"}.get(kind, "link")
     (ws / "link").symlink_to(target)
     with pytest.warns(UserWarning, match=rf"^{crit}: .*assigning reward 0"):
         assert run(crit, ws, path, *PASSING[crit]) is False
@@ -106,8 +107,25 @@ def test_json_key_equals(ws: Path) -> None:
     assert run("json_key_equals", ws, "list.json", "status", "ok") is False
 
 
+@pytest.mark.parametrize("crit", sorted(PASSING))
+def test_an_authors_absolute_path_outside_the_workspace_is_read(
+    ws: Path, tmp_path: Path, crit: str
+) -> None:
+    """As in RewardKit: the task author may name e.g. `/logs/verifier/reply.txt`."""
+    (tmp_path / "logs").mkdir()
+    _fixture_file(crit, tmp_path / "logs", "data.bin")
+    assert run(crit, ws, str(tmp_path / "logs" / "data.bin"), *PASSING[crit]) is True
+
+
 @pytest.mark.parametrize("crit", ["json_key_equals", "json_path_equals"])
-@pytest.mark.parametrize("content", ["{not json", "[" * 100_000, ""])
+def test_json_nested_past_the_cap_is_an_error_naming_it(ws: Path, crit: str) -> None:
+    (ws / "r.json").write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(CapExceeded, match=r"'r.json' is nested deeper than 100 levels \(the cap\)"):
+        run(crit, ws, "r.json", "a", 1)
+
+
+@pytest.mark.parametrize("crit", ["json_key_equals", "json_path_equals"])
+@pytest.mark.parametrize("content", ["{not json", "[" * 50, ""])
 def test_bad_json_is_false_without_warning(ws: Path, crit: str, content: str) -> None:
     (ws / "r.json").write_text(content)
     assert run(crit, ws, "r.json", "k", "v") is False

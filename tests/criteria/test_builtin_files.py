@@ -16,7 +16,7 @@ import pytest
 
 from rewardkit.criteria import CriterionFactory, builtins, files
 
-ESCAPES = ["absolute", "dotdot", "symlink"]
+ESCAPES = ["absolute-symlink", "dotdot", "symlink"]
 
 ALL_BUILTINS = {
     "file_exists": ["path"],
@@ -55,14 +55,13 @@ def secret(tmp_path: Path) -> Path:
 
 
 def escape(kind: str, ws: Path, target: Path) -> str:
-    """A path naming `target` from inside `ws`: absolute, through `..`, or via a symlink."""
-    if kind == "absolute":
-        return str(target)
+    """A path naming `target` from inside `ws`: through `..`, or via a symlink (given as a
+    relative path, or as an absolute one inside the workspace)."""
     if kind == "dotdot":
         return os.path.relpath(target, ws)
     link = ws / "link"
     link.symlink_to(target)
-    return "link"
+    return str(link) if kind == "absolute-symlink" else "link"
 
 
 def test_builtins_are_exactly_the_23() -> None:
@@ -236,8 +235,9 @@ def test_files_equal(ws: Path, secret: Path) -> None:
         with pytest.warns(UserWarning, match=rf"^files_equal: '{missing}' not found"):
             assert files.files_equal.make_check(args).evaluate(ws) is False
     (ws / "hello.txt").write_text("hello world")
-    with pytest.warns(UserWarning, match="^files_equal: .*absolute"):
-        assert files.files_equal.make_check(("hello.txt", str(secret))).evaluate(ws) is False
+    (ws / "link").symlink_to(secret)
+    with pytest.warns(UserWarning, match="^files_equal: .*outside the workspace"):
+        assert files.files_equal.make_check(("hello.txt", "link")).evaluate(ws) is False
 
 
 def test_diff_ratio_matches_difflib(ws: Path) -> None:
@@ -253,3 +253,30 @@ def test_file_matches_strips_both_sides(ws: Path) -> None:
     (ws / "out.txt").write_text("\n 42 \n\n")
     assert files.file_matches.make_check(("out.txt", "42\n")).evaluate(ws) is True
     assert files.file_matches.make_check(("out.txt", "4 2")).evaluate(ws) is False
+
+
+def test_authors_absolute_paths_are_honoured(ws: Path, tmp_path: Path) -> None:
+    """`/app/out.txt` graded at `/app` is the workspace's file; `/logs/...` is read as written."""
+    (ws / "out.txt").write_text("hello world\n")
+    logs = tmp_path / "logs" / "verifier"
+    logs.mkdir(parents=True)
+    (logs / "reply.txt").write_text("status: done\n")
+    assert files.file_exists.make_check((str(ws / "out.txt"),)).evaluate(ws) is True
+    assert files.file_contains.make_check((str(ws / "out.txt"), "hello")).evaluate(ws) is True
+    reply = str(logs / "reply.txt")
+    assert files.file_contains_regex.make_check((reply, r"status: \w+")).evaluate(ws) is True
+    (ws / "link").symlink_to(logs)  # inside the workspace, a symlink still never leads out
+    with pytest.warns(UserWarning, match="outside the workspace"):
+        assert (
+            files.file_contains.make_check((str(ws / "link" / "reply.txt"), "s")).evaluate(ws)
+            is False
+        )
+
+
+def test_reads_are_capped_and_name_the_cap(ws: Path) -> None:
+    from rewardkit import _untrusted
+
+    with open(ws / "big.txt", "wb") as handle:  # sparse: 1 GiB on paper, nothing on disk
+        handle.truncate(1 << 30)
+    with pytest.raises(_untrusted.CapExceeded, match=r"over the 64 MiB read cap"):
+        files.file_contains.make_check(("big.txt", "x")).evaluate(ws)

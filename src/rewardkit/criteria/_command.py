@@ -1,38 +1,80 @@
-"""Run a shell command for a criterion: own process group, hard timeout, full output."""
+"""Run a shell command for a criterion: own process group, hard timeout, bounded output.
+
+Output is read as it comes: the first and last `KEEP_BYTES` of each stream are kept and the
+middle is counted and dropped, so a command that prints gigabytes costs a few MiB.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import selectors
 import signal
 import subprocess
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["CommandResult", "run_command"]
+__all__ = ["KEEP_BYTES", "CommandResult", "run_command"]
 
+KEEP_BYTES = 4 << 20
+"""How much of each stream's head, and of its tail, is kept (4 MiB each)."""
 _DRAIN_SECONDS = 1.0
 """After the kill, how long to wait for output still buffered in the pipes."""
 
 
 @dataclass(frozen=True)
 class CommandResult:
-    """What a command did. `returncode` is `None` when it was killed at its timeout."""
+    """What a command did. `returncode` is `None` when it was killed at its timeout.
+
+    `stdout`/`stderr` are whole unless `dropped` says how many bytes of the middle of each
+    were left out.
+    """
 
     returncode: int | None
     stdout: str
     stderr: str
+    dropped: tuple[int, int] = (0, 0)
 
     @property
     def timed_out(self) -> bool:
         return self.returncode is None
 
+    @property
+    def truncated(self) -> bool:
+        return any(self.dropped)
+
+
+class _Stream:
+    """A pipe's head and tail, at most `2 * KEEP_BYTES` in memory."""
+
+    def __init__(self) -> None:
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.dropped = 0
+
+    def add(self, chunk: bytes) -> None:
+        room = KEEP_BYTES - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        self.tail += chunk
+        if len(self.tail) > KEEP_BYTES:
+            excess = len(self.tail) - KEEP_BYTES
+            self.dropped += excess
+            del self.tail[:excess]
+
+    def text(self) -> str:
+        text = (bytes(self.head) + bytes(self.tail)).decode("utf-8", errors="replace")
+        return text.replace("\r\n", "\n").replace("\r", "\n")  # universal newlines
+
 
 def run_command(cmd: str, cwd: Path, timeout: float) -> CommandResult:
     """Run `cmd` through the shell in `cwd`; on timeout kill its whole process group.
 
-    The command gets its own session, so everything it started dies with it and no
-    grandchild keeps the pipes open past the deadline.
+    The command gets its own process group, so everything it started dies with it; in a
+    criterion's worker process it stays in the worker's session, which the engine ends at
+    the criterion's deadline.
     """
     proc = subprocess.Popen(
         cmd,
@@ -41,28 +83,49 @@ def run_command(cmd: str, cwd: Path, timeout: float) -> CommandResult:
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        text=True,
-        errors="replace",
-        start_new_session=True,
+        process_group=0,
     )
+    streams = {"stdout": _Stream(), "stderr": _Stream()}
     try:
-        stdout, stderr = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _kill_group(proc.pid)
-        try:
-            stdout, stderr = proc.communicate(timeout=_DRAIN_SECONDS)
-        except subprocess.TimeoutExpired:  # a grandchild in its own session holds the pipes
-            for pipe in (proc.stdout, proc.stderr):
-                if pipe is not None:
-                    pipe.close()
-            proc.wait()
-            stdout, stderr = "", ""
-        return CommandResult(None, stdout, stderr)
-    finally:
-        if proc.poll() is None:  # interrupted: never leave the group behind
+        finished = _pump(proc, streams, time.monotonic() + timeout)
+        if not finished:
             _kill_group(proc.pid)
-            proc.wait()
-    return CommandResult(proc.returncode, stdout, stderr)
+            _pump(proc, streams, time.monotonic() + _DRAIN_SECONDS)
+    finally:
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
+        if proc.poll() is None:  # timed out or interrupted: never leave the group behind
+            _kill_group(proc.pid)
+        proc.wait()
+    out, err = streams["stdout"], streams["stderr"]
+    return CommandResult(
+        proc.returncode if finished else None, out.text(), err.text(), (out.dropped, err.dropped)
+    )
+
+
+def _pump(proc: subprocess.Popen[bytes], streams: dict[str, _Stream], deadline: float) -> bool:
+    """Read both pipes until they close and the command exits (True) or `deadline` (False)."""
+    with selectors.DefaultSelector() as selector:
+        for name in streams:
+            pipe = getattr(proc, name)
+            if pipe is not None and not pipe.closed:
+                selector.register(pipe, selectors.EVENT_READ, name)
+        while selector.get_map():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            for key, _ in selector.select(left):
+                chunk = os.read(key.fd, 1 << 16)
+                if chunk:
+                    streams[key.data].add(chunk)
+                else:
+                    selector.unregister(key.fileobj)
+    try:
+        proc.wait(max(0.0, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        return False
+    return True
 
 
 def _kill_group(pid: int) -> None:

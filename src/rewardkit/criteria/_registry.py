@@ -13,7 +13,7 @@ import warnings
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, overload
 
@@ -35,6 +35,8 @@ class Check:
     arguments: Mapping[str, Any] = field(default_factory=dict)
     weight: float = 1.0
     isolated: bool = False
+    timeout: float | None = None
+    """Seconds this check may run before its process is killed; None: the run's default."""
 
     def evaluate(self, workspace: Path) -> Any:
         """Run the criterion against `workspace` and return what it returned."""
@@ -52,6 +54,8 @@ class CriterionFactory:
     name: str
     description: str | None = None
     shared: bool = False
+    timeout: float | None = None
+    """The default deadline of its checks (`@criterion(timeout=...)`)."""
 
     @property
     def signature(self) -> inspect.Signature:
@@ -68,10 +72,18 @@ class CriterionFactory:
         name: str | None = None,
         isolated: bool = False,
     ) -> Check:
-        """Bind arguments and build the check, without registering it."""
+        """Bind arguments and build the check, without registering it.
+
+        A `timeout` keyword sets the check's deadline, unless the criterion takes a `timeout`
+        parameter itself (the command built-ins): then the deadline is that plus a grace.
+        """
         sig = self.signature
+        kwargs = dict(kwargs or {})
+        timeout = self.timeout
+        if "timeout" not in sig.parameters and "timeout" in kwargs:
+            timeout = _positive_timeout(self.name, kwargs.pop("timeout"))
         try:
-            bound = sig.bind(*args, **(kwargs or {}))
+            bound = sig.bind(*args, **kwargs)
         except TypeError as exc:
             params = ", ".join(
                 p.name if p.default is p.empty else f"{p.name}={p.default!r}"
@@ -80,6 +92,9 @@ class CriterionFactory:
             raise TypeError(f"rk.{self.name}({params}): {exc}") from None
         bound.apply_defaults()
         arguments = dict(bound.arguments)
+        if "timeout" in sig.parameters:
+            own = _positive_timeout(self.name, arguments["timeout"])
+            timeout = own + TIMEOUT_GRACE
         auto_name = self.name
         if sig.parameters:
             first = next(iter(sig.parameters))
@@ -92,6 +107,7 @@ class CriterionFactory:
             # ints become floats as in RewardKit's details; anything else is reported at load
             weight=float(weight) if type(weight) is int else weight,
             isolated=isolated,
+            timeout=timeout,
         )
 
     def __call__(
@@ -117,6 +133,16 @@ class CriterionFactory:
                 f"formatted ({type(exc).__name__}: {exc}); use only the criterion's parameter "
                 f"names in braces"
             ) from None
+
+
+TIMEOUT_GRACE = 5.0
+"""Seconds a criterion that enforces its own `timeout` gets on top of it before it is killed."""
+
+
+def _positive_timeout(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise ValueError(f"rk.{name}: timeout must be a positive number of seconds (got {value!r})")
+    return float(value)
 
 
 class _Handle:
@@ -228,7 +254,7 @@ def active_registry() -> Registry:
 def criterion(fn: CriterionFn, /) -> Any: ...
 @overload
 def criterion(
-    *, description: str | None = None, shared: bool = False
+    *, description: str | None = None, shared: bool = False, timeout: float | None = None
 ) -> Callable[[CriterionFn], Any]: ...
 def criterion(
     fn: CriterionFn | None = None,
@@ -236,6 +262,7 @@ def criterion(
     *,
     description: str | None = None,
     shared: bool = False,
+    timeout: float | None = None,
 ) -> Any:
     """Declare a criterion: `fn(workspace, *params) -> bool | float`.
 
@@ -243,6 +270,8 @@ def criterion(
     parameters, passed when the criterion is called as `rk.<name>(...)` together with
     `weight`, `name` and `isolated`. A criterion without factory parameters registers itself
     once (unless `shared=True`). `description` is a `str.format` template over the parameters.
+    `timeout` is the seconds its checks may run before their process is killed (default: the
+    run's `--criterion-timeout`); `rk.<name>(..., timeout=...)` overrides it per call.
 
     >>> @criterion(description="output has at least {n} lines")
     ... def has_n_lines(workspace, n: int) -> bool:
@@ -251,6 +280,8 @@ def criterion(
 
     def wrap(fn: CriterionFn) -> _Handle:
         factory = _make_factory(fn, description, shared)
+        if timeout is not None:
+            factory = replace(factory, timeout=_positive_timeout(factory.name, timeout))
         active_registry().define(factory)
         return _Handle(factory.name)
 

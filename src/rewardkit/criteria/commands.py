@@ -1,15 +1,18 @@
 """Built-in criteria that run a shell command in the workspace.
 
 The command runs in its own process group with a hard timeout (`run_command`); a command
-that times out scores False. `cwd` is relative to the workspace and must stay inside it.
+that times out scores False. `cwd` is the task author's path (see `confine`): relative to
+the workspace and never leading out of it through `..` or a symlink. Output is kept to a
+head and a tail; a criterion that reads stdout past that cap is an error outcome naming it.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from rewardkit.criteria._command import CommandResult, run_command
-from rewardkit.criteria._paths import OutsideWorkspace, inside, warn_outside
+from rewardkit._untrusted import CapExceeded, OutsideWorkspace, confine
+from rewardkit.criteria._command import KEEP_BYTES, CommandResult, run_command
+from rewardkit.criteria._paths import warn_outside
 from rewardkit.criteria._registry import builtin
 
 __all__ = [
@@ -24,11 +27,19 @@ def _run(crit: str, workspace: Path, cmd: str, cwd: str | None, timeout: float) 
     """Run `cmd` and return its stdout if it finished (any exit code), else None.
 
     Raises:
+        CapExceeded: stdout was longer than the head and tail kept.
         FileNotFoundError: `cwd` does not exist in the workspace.
         NotADirectoryError: `cwd` is not a directory.
     """
     result = _execute(crit, workspace, cmd, cwd, timeout)
-    return None if result is None or result.timed_out else result.stdout
+    if result is None or result.timed_out:
+        return None
+    if result.dropped[0]:
+        raise CapExceeded(
+            f"{crit}: `{cmd}` printed {2 * KEEP_BYTES + result.dropped[0]:,} bytes; only the "
+            f"first and last {KEEP_BYTES >> 20} MiB are kept (the cap), too few to judge"
+        )
+    return result.stdout
 
 
 def _execute(
@@ -38,7 +49,7 @@ def _execute(
     if not cwd:
         return run_command(cmd, Path(workspace), timeout)
     try:
-        where = inside(workspace, cwd)
+        where = confine(workspace, cwd)
     except OutsideWorkspace as exc:
         warn_outside(crit, exc)
         return None

@@ -2,7 +2,8 @@
 
 Paths are confined to the workspace; a missing file scores False with a warning, while a
 file that is present but malformed (bad JSON, a short CSV row, an unknown sheet) scores
-False silently, as in Harbor RewardKit.
+False silently, as in Harbor RewardKit. Untrusted data is bounded: JSON nested deeper than
+`MAX_DEPTH` and SQLite queries longer than `SQLITE_SECONDS` are error outcomes naming the cap.
 """
 
 from __future__ import annotations
@@ -10,8 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from rewardkit._untrusted import CapExceeded, loads_json
 from rewardkit.criteria._registry import builtin
-from rewardkit.criteria.files import _read_text, _regular_file, _warn_unreadable
+from rewardkit.criteria.files import _opened, _read_text, _warn_unreadable
 
 __all__ = [
     "csv_cell_equals",
@@ -21,19 +23,26 @@ __all__ = [
     "xlsx_cell_equals",
 ]
 
+SQLITE_SECONDS = 10.0
+"""The longest a `sqlite_query_equals` query may run (an agent's view can recurse forever)."""
+
 _INVALID = object()  # what `_load_json` returns for a missing or malformed file
 
 
 def _load_json(crit: str, workspace: Path, path: str) -> Any:
-    """Parse a confined JSON file; `_INVALID` if it is missing (warned) or malformed."""
-    import json
+    """Parse a confined JSON file; `_INVALID` if it is missing (warned) or malformed.
 
+    Raises:
+        CapExceeded: the document is nested too deeply or holds too many values.
+    """
     text = _read_text(crit, workspace, path)
     if text is None:
         return _INVALID
     try:
-        return json.loads(text)
-    except (ValueError, RecursionError):
+        return loads_json(text, f"{crit}: '{path}'")
+    except CapExceeded:
+        raise
+    except ValueError:
         return _INVALID
 
 
@@ -113,11 +122,10 @@ def xlsx_cell_equals(
 
     from openpyxl.utils.exceptions import InvalidFileException
 
-    target = _regular_file("xlsx_cell_equals", workspace, path)
-    if target is None:
-        return False
     try:  # a handle, not a name: openpyxl would judge the file by its extension
-        with target.open("rb") as handle:
+        with _opened("xlsx_cell_equals", workspace, path) as handle:
+            if handle is None:
+                return False
             book = openpyxl.load_workbook(handle, read_only=True, data_only=True)
             try:
                 sheet_obj = book[sheet] if sheet else book.active
@@ -135,18 +143,38 @@ def xlsx_cell_equals(
 def sqlite_query_equals(workspace: Path, db_path: str, query: str, expected: object) -> bool:
     """True if the first column of the query's first row equals `expected`.
 
-    The database is opened read-only, so a query cannot change it.
-    """
-    import sqlite3
-    from contextlib import closing
+    The database is opened read-only and immutable through the verified handle (so a swapped
+    symlink cannot redirect it), and the query is interrupted after `SQLITE_SECONDS`.
 
-    target = _regular_file("sqlite_query_equals", workspace, db_path)
-    if target is None:
-        return False
+    Raises:
+        CapExceeded: the query ran past `SQLITE_SECONDS`.
+    """
+    with _opened("sqlite_query_equals", workspace, db_path) as handle:
+        if handle is None:
+            return False
+        return _query_first(f"/proc/self/fd/{handle.fileno()}", db_path, query, expected)
+
+
+def _query_first(uri_path: str, db_path: str, query: str, expected: object) -> bool:
+    import sqlite3
+    import time
+    from contextlib import closing
+    from urllib.parse import quote
+
+    deadline = time.monotonic() + SQLITE_SECONDS
+    uri = f"file:{quote(uri_path)}?mode=ro&immutable=1"
     try:
-        with closing(sqlite3.connect(f"{target.as_uri()}?mode=ro", uri=True)) as conn:
+        with closing(sqlite3.connect(uri, uri=True)) as conn:
             conn.execute("PRAGMA trusted_schema = OFF")
+            conn.set_progress_handler(lambda: time.monotonic() > deadline, 10_000)
             first = conn.execute(query).fetchone()
+    except sqlite3.OperationalError as exc:
+        if time.monotonic() > deadline and "interrupt" in str(exc):
+            raise CapExceeded(
+                f"sqlite_query_equals: the query on '{db_path}' ran past the "
+                f"{SQLITE_SECONDS:g} s cap"
+            ) from None
+        return False
     except sqlite3.Error:
         return False
     return first is not None and len(first) > 0 and bool(first[0] == expected)

@@ -1,18 +1,23 @@
 """Built-in criteria on workspace files: existence, content, similarity.
 
-Every path is confined to the workspace (`inside`): an absolute path, a `..` escape or a
-symlink leading out scores 0 with a warning and is never read. The private helpers here
-(`_confine`, `_regular_file`, `_read_text`, `_warn_unreadable`) are shared with the other
-built-in families.
+Paths are the task author's (see `rewardkit._untrusted.confine`): a relative path, or an
+absolute one inside the workspace, never leads out of it through `..` or a symlink (that
+scores 0 with a warning); an absolute path elsewhere (`/logs/verifier/reply.txt`) is read as
+written. Reads are capped (`MAX_READ_BYTES`; a larger file is an error outcome naming the
+cap) and verified after the open. The private helpers here (`_confine`, `_opened`,
+`_read_text`, `_warn_unreadable`) are shared with the other built-in families.
 """
 
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from stat import S_ISREG
+from typing import BinaryIO
 
-from rewardkit.criteria._paths import OutsideWorkspace, inside, warn_outside
+from rewardkit._untrusted import NotRegularFile, OutsideWorkspace, confine, open_file, read_text
+from rewardkit.criteria._paths import warn_outside
 from rewardkit.criteria._registry import builtin
 
 __all__ = [
@@ -27,9 +32,9 @@ __all__ = [
 
 
 def _confine(crit: str, workspace: Path, path: str) -> Path | None:
-    """Resolve `path` inside the workspace, or warn and return None if it leaves it."""
+    """Resolve `path` for reading, or warn and return None if it leaves the workspace."""
     try:
-        return inside(workspace, path)
+        return confine(workspace, path)
     except OutsideWorkspace as exc:
         warn_outside(crit, exc)
         return None
@@ -41,42 +46,41 @@ def _warn_unreadable(crit: str, path: str, reason: BaseException | str) -> None:
         msg = f"{crit}: '{path}' not found in workspace, assigning reward 0"
     else:
         why = type(reason).__name__ if isinstance(reason, BaseException) else reason
+        if isinstance(reason, NotRegularFile):
+            why = "not a regular file"
         msg = f"{crit}: '{path}' could not be read ({why}), assigning reward 0"
     warnings.warn(msg, UserWarning, stacklevel=3)
 
 
-def _regular_file(crit: str, workspace: Path, path: str) -> Path | None:
-    """Return the confined path if it is a regular file, or warn and return None.
+@contextmanager
+def _opened(crit: str, workspace: Path, path: str) -> Iterator[BinaryIO | None]:
+    """A verified handle on a confined regular file, or None after a warning.
 
-    Directories, FIFOs and devices are refused up front so that reading cannot hang.
+    Directories, FIFOs and devices are refused up front so that reading cannot hang; a file
+    over the read cap raises `CapExceeded` (an error outcome that names the cap).
     """
-    target = _confine(crit, workspace, path)
-    if target is None:
-        return None
-    try:
-        mode = target.stat().st_mode
-    except OSError as exc:
-        _warn_unreadable(crit, path, exc)
-        return None
-    if not S_ISREG(mode):
-        _warn_unreadable(crit, path, "not a regular file")
-        return None
-    return target
+    with ExitStack() as stack:
+        handle: BinaryIO | None = None
+        try:
+            handle = stack.enter_context(open_file(workspace, path))
+        except OutsideWorkspace as exc:
+            warn_outside(crit, exc)
+        except OSError as exc:
+            _warn_unreadable(crit, path, exc)
+        yield handle
 
 
 def _read_text(
     crit: str, workspace: Path, path: str, *, encoding: str = "utf-8", newline: str | None = None
 ) -> str | None:
-    """Return the text of a confined regular workspace file, or warn and return None."""
-    target = _regular_file(crit, workspace, path)
-    if target is None:
-        return None
+    """Return the text of a confined regular file, or warn and return None."""
     try:
-        with target.open(encoding=encoding, newline=newline) as handle:
-            return handle.read()
+        return read_text(workspace, path, encoding=encoding, newline=newline)
+    except OutsideWorkspace as exc:
+        warn_outside(crit, exc)
     except (OSError, UnicodeDecodeError) as exc:
         _warn_unreadable(crit, path, exc)
-        return None
+    return None
 
 
 @builtin("Check that {path} exists in the workspace")

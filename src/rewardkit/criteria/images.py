@@ -1,17 +1,26 @@
-"""Built-in criteria on image files (Pillow, imported only when a criterion runs)."""
+"""Built-in criteria on image files (Pillow, imported only when a criterion runs).
+
+An image over `MAX_PIXELS` is refused before its pixels are decoded (an error outcome that
+names the cap): a small PNG can claim a size that takes gigabytes to decode.
+"""
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rewardkit._untrusted import CapExceeded
 from rewardkit.criteria._registry import builtin
-from rewardkit.criteria.files import _regular_file, _warn_unreadable
+from rewardkit.criteria.files import _opened, _warn_unreadable
 
 if TYPE_CHECKING:
     from PIL.Image import Image
 
 __all__ = ["image_similarity", "image_size_equals"]
+
+MAX_PIXELS = 25_000_000
+"""The largest image (width × height) decoded; 25 megapixels, e.g. 5000 × 5000."""
 
 
 def _open(crit: str, workspace: Path, path: str, *, decode: bool) -> Image | None:
@@ -24,15 +33,24 @@ def _open(crit: str, workspace: Path, path: str, *, decode: bool) -> Image | Non
         from PIL import Image as PILImage
     except ImportError:
         raise ImportError(f"{crit} needs Pillow: pip install 'rewardkit[image]'") from None
-    target = _regular_file(crit, workspace, path)
-    if target is None:
-        return None
+    with _opened(crit, workspace, path) as handle:
+        if handle is None:
+            return None
+        data = io.BytesIO(handle.read())  # capped by the open; Pillow reads lazily otherwise
     image = None
     try:
-        image = PILImage.open(target)
+        image = PILImage.open(data)
+        width, height = image.size
+        if width * height > MAX_PIXELS:
+            raise CapExceeded(
+                f"{crit}: '{path}' is {width} x {height} pixels, over the {MAX_PIXELS:,}-pixel cap"
+            )
         if decode:
             image.load()
         return image
+    except CapExceeded:
+        image.close()  # type: ignore[union-attr]
+        raise
     except (OSError, ValueError, SyntaxError, EOFError, PILImage.DecompressionBombError) as exc:
         if image is not None:
             image.close()

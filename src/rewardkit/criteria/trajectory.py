@@ -1,19 +1,21 @@
 """Built-in criteria on the agent's ATIF trajectory (`steps[].source`, `steps[].tool_calls`).
 
 The default path is Harbor's own log, written by the harness rather than the agent, so an
-absolute path is read as given; a relative path is confined to the workspace. A missing or
-malformed trajectory scores 0 with a warning.
+absolute path is read as given; a relative path is confined to the workspace. Either way the
+read is capped and the JSON depth-checked. A missing or malformed trajectory scores 0 with a
+warning; one over a cap is an error outcome naming the cap.
 """
 
 from __future__ import annotations
 
 import warnings
 from collections.abc import Iterator
-from pathlib import Path, PurePath
+from pathlib import Path
 from typing import Any
 
+from rewardkit._untrusted import CapExceeded, OutsideWorkspace, loads_json, read_text
+from rewardkit.criteria._paths import warn_outside
 from rewardkit.criteria._registry import builtin
-from rewardkit.criteria.files import _read_text
 
 __all__ = ["trajectory_tool_not_used", "trajectory_tool_used", "trajectory_turn_count"]
 
@@ -24,12 +26,19 @@ def _warn(crit: str, path: str, problem: str) -> None:
     warnings.warn(f"{crit}: trajectory '{path}' {problem}, assigning reward 0", stacklevel=3)
 
 
-def _read_absolute(crit: str, path: str) -> str | None:
-    """Read a harness-written trajectory at an absolute path, or warn and return None."""
+def _read(crit: str, workspace: Path, path: str) -> str | None:
+    """The trajectory's text (an author's path, capped), or None after a warning."""
     try:
-        return Path(path).read_text(encoding="utf-8")
+        return read_text(workspace, path)
+    except OutsideWorkspace as exc:
+        warn_outside(crit, exc)
     except FileNotFoundError:
-        _warn(crit, path, "not found")
+        if Path(path).is_absolute():
+            _warn(crit, path, "not found")
+        else:
+            warnings.warn(
+                f"{crit}: '{path}' not found in workspace, assigning reward 0", stacklevel=3
+            )
     except (OSError, UnicodeDecodeError) as exc:
         _warn(crit, path, f"could not be read ({type(exc).__name__})")
     return None
@@ -37,17 +46,14 @@ def _read_absolute(crit: str, path: str) -> str | None:
 
 def _load(crit: str, workspace: Path, path: str) -> list[dict[str, Any]] | None:
     """The trajectory's steps (dicts only), or None after a warning if it cannot be used."""
-    import json
-
-    if PurePath(path).is_absolute():
-        text = _read_absolute(crit, path)
-    else:
-        text = _read_text(crit, workspace, path)  # confined; warns itself
+    text = _read(crit, workspace, path)
     if text is None:
         return None
     try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):
+        data = loads_json(text, f"{crit}: trajectory '{path}'")
+    except CapExceeded:
+        raise
+    except ValueError:
         _warn(crit, path, "is not valid JSON")
         return None
     if not isinstance(data, dict):

@@ -10,8 +10,11 @@ from rewardkit._outcome import ErrorPolicy
 from rewardkit._plan import Plan
 from rewardkit.engine._fold import GroupResult, LeafResult, NodeResult, RunResult, fold
 from rewardkit.engine._leaves import Limits, run_leaves
+from rewardkit.engine._workers import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT
 
 __all__ = [
+    "DEFAULT_MEMORY_MB",
+    "DEFAULT_TIMEOUT",
     "GroupResult",
     "LeafResult",
     "Limits",

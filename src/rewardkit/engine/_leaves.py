@@ -4,22 +4,30 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Sequence
-from contextlib import nullcontext
+from collections.abc import Awaitable, Callable, Sequence
+from contextlib import ExitStack, nullcontext, suppress
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from rewardkit._errors import CriterionError, describe_exception
-from rewardkit._outcome import JudgeRun, Outcome
+from rewardkit._outcome import JudgeRun, Outcome, Status
 from rewardkit._plan import Leaf, Plan
 from rewardkit.criteria import Check
 from rewardkit.criteria._result import score_result
 from rewardkit.engine._isolation import isolated_view
-from rewardkit.engine._threads import in_threads
+from rewardkit.engine._workers import (
+    DEFAULT_MEMORY_MB,
+    DEFAULT_TIMEOUT,
+    WorkerFailed,
+    WorkerLimits,
+    in_worker,
+)
 
-__all__ = ["Limits", "run_leaves"]
+__all__ = ["Limits", "evaluate_check", "limited", "run_check", "run_leaves"]
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -27,7 +35,11 @@ class Limits:
     """How many judges of each kind run at once; `0` means no limit at all."""
 
     programmatic: int = 8
-    """Programmatic criteria (each in its own worker thread)."""
+    """Programmatic criteria (each in its own worker process)."""
+    timeout: float = DEFAULT_TIMEOUT
+    """Seconds a programmatic criterion may run unless it sets its own `timeout`."""
+    memory_mb: int | None = DEFAULT_MEMORY_MB
+    """Address space each programmatic criterion's process may use (MiB); None: no cap."""
     llm: int = 8
     """LLM calls in flight per model, across every criterion, sample and reward of the run."""
     agent: int = 2
@@ -63,8 +75,8 @@ async def run_leaves(
 
     async with client if client is not None else nullcontext():
         checked, runs = await asyncio.gather(
-            in_threads(
-                [partial(evaluate_check, check, workspace) for _, check in jobs],
+            limited(
+                [partial(run_check, check, workspace, limits) for _, check in jobs],
                 limits.programmatic,
             ),
             asyncio.gather(*(judge(leaf) for leaf in judged)),
@@ -95,8 +107,60 @@ def _model_client(judged: Sequence[Leaf], limits: Limits) -> Any:
     return ModelClient(max_concurrent=limits.llm, cache_dir=limits.cache_dir)
 
 
+async def limited(calls: Sequence[Callable[[], Awaitable[T]]], limit: int) -> list[T]:
+    """Await `calls`, at most `limit` at a time (`0`: all at once); results in order."""
+    if limit <= 0:
+        return list(await asyncio.gather(*(call() for call in calls)))
+    slots = asyncio.Semaphore(limit)
+
+    async def one(call: Callable[[], Awaitable[T]]) -> T:
+        async with slots:
+            return await call()
+
+    return list(await asyncio.gather(*(one(call) for call in calls)))
+
+
+async def run_check(check: Check, workspace: Path, limits: Limits) -> Outcome:
+    """Run one criterion in a worker process under its deadline and the memory cap.
+
+    An `isolated` criterion gets a throw-away view of the workspace, made and removed here
+    (on worker threads) so that killing the worker cannot leave it behind.
+    """
+    start = time.perf_counter()
+    worker = WorkerLimits(timeout=check.timeout or limits.timeout, memory_mb=limits.memory_mb)
+    views = ExitStack()
+    try:
+        root = workspace
+        if check.isolated:
+            try:
+                root = await asyncio.to_thread(views.enter_context, isolated_view(workspace))
+            except Exception as exc:  # e.g. RecursionError copying 2,000 nested directories
+                failure = (
+                    f"no isolated view of the workspace could be made: {describe_exception(exc)}"
+                )
+                return _failed(check, "error", failure, start)
+        return await in_worker(partial(evaluate_check, check, root), worker)
+    except WorkerFailed as exc:
+        return _failed(check, exc.status, str(exc), start)
+    finally:
+        if check.isolated:
+            with suppress(Exception):  # a view that cannot be removed must not end the run
+                await asyncio.to_thread(views.close)
+
+
+def _failed(check: Check, status: Status, reason: str, start: float) -> Outcome:
+    return Outcome(
+        name=check.name,
+        status=status,
+        weight=check.weight,
+        description=check.description,
+        error=f"{check.name}: {reason}",
+        duration_ms=_ms(start),
+    )
+
+
 def evaluate_check(check: Check, workspace: Path) -> Outcome:
-    """Run one programmatic criterion; any failure becomes an `error` outcome."""
+    """Run one programmatic criterion in this process; any failure becomes an `error` outcome."""
     start = time.perf_counter()
     code = getattr(check.fn, "__code__", None)
     source = Path(code.co_filename) if code else None
@@ -104,9 +168,7 @@ def evaluate_check(check: Check, workspace: Path) -> Outcome:
         name=check.name, status="error", weight=check.weight, description=check.description
     )
     try:
-        with isolated_view(workspace) if check.isolated else nullcontext(workspace) as root:
-            result = check.evaluate(root)
-        scored = score_result(check.name, result)
+        scored = score_result(check.name, check.evaluate(workspace))
     except CriterionError as exc:
         where = f" (defined in {source.name}:{code.co_firstlineno})" if source and code else ""
         error = f"{str(exc).rstrip('.')}{where}."

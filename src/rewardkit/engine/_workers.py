@@ -1,0 +1,245 @@
+"""Run a programmatic judge in a forked worker process that can really be ended.
+
+Each call runs in a child forked from the grading process, so it inherits the loaded plan
+and nothing but its result crosses back (length-prefixed, capped). The child leads its own
+session, gets a memory cap (`RLIMIT_AS`), and is killed with everything it started at its
+deadline. Whatever the judge does — hang, `os._exit`, `os.chdir`, exhaust memory, crash the
+interpreter — only its own outcome is affected; the parent owns the outputs.
+
+Forking a process that has threads is safe enough here: the interpreter re-creates its own
+locks in the child, and a child stuck on a lock another thread held is ended at its
+deadline like any other hang.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import pickle
+import signal
+import struct
+import sys
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal, TypeVar
+
+__all__ = ["DEFAULT_MEMORY_MB", "DEFAULT_TIMEOUT", "WorkerFailed", "WorkerLimits", "in_worker"]
+
+T = TypeVar("T")
+
+DEFAULT_TIMEOUT = 300.0
+"""Seconds a programmatic judge may run unless it sets its own `timeout`."""
+DEFAULT_MEMORY_MB = 4096
+"""Address space a programmatic judge's process may use, in MiB."""
+MAX_RESULT_BYTES = 64 << 20
+"""The most a worker may send back."""
+_HEADER = struct.Struct("!Q")
+
+
+@dataclass(frozen=True, kw_only=True)
+class WorkerLimits:
+    """What one worker may use."""
+
+    timeout: float = DEFAULT_TIMEOUT
+    """Seconds before the worker and everything it started are killed."""
+    memory_mb: int | None = DEFAULT_MEMORY_MB
+    """Its address-space cap in MiB; None: no cap."""
+
+
+class WorkerFailed(Exception):
+    """The worker ended without a result: killed at its deadline, or died.
+
+    Attributes:
+        status: `timeout` or `error`, as the judge's outcome records it.
+    """
+
+    def __init__(self, message: str, status: Literal["timeout", "error"] = "error") -> None:
+        super().__init__(message)
+        self.status: Literal["timeout", "error"] = status
+
+
+async def in_worker(call: Callable[[], T], limits: WorkerLimits) -> T:
+    """Run `call()` in a forked child under `limits`; return what it returned.
+
+    Raises:
+        WorkerFailed: the deadline passed (the child's session is killed), or the child
+            exited or was killed without sending a result.
+        BaseException: whatever `call` raised, re-raised here.
+    """
+    read_fd, write_fd = os.pipe()
+    for stream in (sys.stdout, sys.stderr):  # or the child would print the parent's buffer
+        stream.flush()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # 3.12+: fork with threads
+        pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child; its effects are asserted by the tests
+        os.close(read_fd)
+        _child(call, write_fd, limits.memory_mb)
+    os.close(write_fd)
+    try:
+        payload = await asyncio.wait_for(_receive(read_fd), limits.timeout)
+    except TimeoutError:
+        _kill_session(pid)
+        await _reap(pid)
+        raise WorkerFailed(
+            f"exceeded its {limits.timeout:g} s deadline; its process was killed", "timeout"
+        ) from None
+    except BaseException:
+        _kill_session(pid)
+        await _reap(pid)
+        raise
+    finally:
+        os.close(read_fd)
+    status = await _reap(pid)
+    if payload is None:
+        raise WorkerFailed(_death(status))
+    kind, value, caught = pickle.loads(payload)
+    for message, category, filename, lineno in caught:  # as if the call had run here
+        warnings.warn_explicit(message, category, filename, lineno)
+    if kind == "raised":
+        raise value
+    return value  # type: ignore[no-any-return]
+
+
+def _child(call: Callable[[], Any], fd: int, memory_mb: int | None) -> None:
+    """Run `call` and send its result on `fd`; never returns."""
+    try:
+        os.setsid()  # one session: the parent ends it, and all it started, at the deadline
+        signal.set_wakeup_fd(-1)  # the parent's event loop owns that pipe
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, signal.SIG_DFL)
+        if memory_mb is not None:
+            import resource
+
+            cap = memory_mb << 20
+            _, hard = resource.getrlimit(resource.RLIMIT_AS)
+            resource.setrlimit(resource.RLIMIT_AS, (cap if hard < 0 else min(cap, hard), hard))
+        with warnings.catch_warnings(record=True) as caught:  # the parent's filters still apply
+            try:
+                result: tuple[str, Any] = ("ok", call())
+            except BaseException as exc:  # sys.exit() and KeyboardInterrupt included
+                result = ("raised", _portable(exc))
+        payload = _dumps((*result, [_warning(w) for w in caught]))
+        os.write(fd, _HEADER.pack(len(payload)))
+        view = memoryview(payload)
+        while view:
+            view = view[os.write(fd, view) :]
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+    finally:
+        os._exit(0)
+
+
+def _warning(caught: warnings.WarningMessage) -> tuple[str, type[Warning], str, int]:
+    category = caught.category
+    try:
+        pickle.dumps(category)
+    except Exception:  # a category defined where the parent cannot import it
+        category = UserWarning
+    return str(caught.message), category, caught.filename, caught.lineno
+
+
+def _dumps(result: tuple[str, Any, list[Any]]) -> bytes:
+    try:
+        return pickle.dumps(result)
+    except Exception as exc:  # an unpicklable result or exception
+        error = RuntimeError(f"result could not be sent back: {exc}")
+        return pickle.dumps(("raised", error, result[2]))
+
+
+def _portable(exc: BaseException) -> BaseException:
+    """`exc` if it pickles (with its traceback text kept), else a `RuntimeError` saying what."""
+    try:
+        pickle.loads(pickle.dumps(exc))
+    except Exception:
+        return RuntimeError(f"{type(exc).__name__}: {exc}")
+    return exc
+
+
+async def _receive(fd: int) -> bytes | None:
+    """The child's length-prefixed payload, or None if it closed the pipe without one."""
+    loop = asyncio.get_running_loop()
+    os.set_blocking(fd, False)
+    buffer = bytearray()
+    done: asyncio.Future[bytes | None] = loop.create_future()
+
+    def readable() -> None:
+        try:
+            chunk = os.read(fd, 1 << 16)
+        except BlockingIOError:
+            return
+        buffer.extend(chunk)
+        if len(buffer) >= _HEADER.size:
+            (size,) = _HEADER.unpack_from(buffer)
+            if size > MAX_RESULT_BYTES:
+                done.set_exception(WorkerFailed(f"sent a result over {MAX_RESULT_BYTES} bytes"))
+            elif len(buffer) >= _HEADER.size + size:
+                done.set_result(bytes(buffer[_HEADER.size : _HEADER.size + size]))
+        if not chunk and not done.done():
+            done.set_result(None)
+        if done.done():
+            loop.remove_reader(fd)
+
+    loop.add_reader(fd, readable)
+    try:
+        return await done
+    finally:
+        loop.remove_reader(fd)
+
+
+async def _reap(pid: int) -> int:
+    """Wait for the child to exit (killing it after a grace period); its wait status."""
+    delay = 0.0005
+    waited = 0.0
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return status
+        if waited > 2.0:
+            _kill_session(pid)
+            return os.waitpid(pid, 0)[1]
+        await asyncio.sleep(delay)
+        waited += delay
+        delay = min(delay * 2, 0.05)
+
+
+def _death(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        name = signal.Signals(os.WTERMSIG(status)).name
+        return f"its process was killed by {name} before returning a result"
+    code = os.WEXITSTATUS(status)
+    return f"it ended its process (exit code {code}) before returning a result"
+
+
+def _kill_session(sid: int) -> None:
+    """SIGKILL every process of session `sid` (the worker and whatever it started)."""
+    if sid <= 1:
+        return
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(sid, signal.SIGKILL)
+    for pid in _session_members(sid):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def _session_members(sid: int) -> list[int]:
+    """Processes in session `sid` (the process groups it made too), read from /proc."""
+    members = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) > 3 and int(fields[3]) == sid:  # state ppid pgrp session
+            members.append(int(entry))
+    return members
