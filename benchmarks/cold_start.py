@@ -63,27 +63,35 @@ def main() -> None:
     parser.add_argument(
         "--harbor", default=os.environ.get("HARBOR_REWARDKIT", "/tmp/harborvenv/bin/rewardkit")
     )
+    parser.add_argument(
+        "--before",
+        metavar="SRC",
+        help="also time another checkout of ours (its src/ directory), e.g. before a change",
+    )
     args = parser.parse_args()
 
     ours_bin = Path(sys.executable).parent / "rewardkit"
     env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}  # spare Harbor a network retry
     with tempfile.TemporaryDirectory() as tmp:
         tests, ws = make_task(Path(tmp))
-        commands = {"rewardkit (ours)": [str(ours_bin)]}
+        commands = {"rewardkit (ours)": ([str(ours_bin)], env)}
+        if args.before:
+            before_env = {**env, "PYTHONPATH": args.before}
+            commands["rewardkit (before)"] = ([sys.executable, "-m", "rewardkit"], before_env)
         if Path(args.harbor).exists():
-            commands["RewardKit 0.2.3"] = [args.harbor]
+            commands["RewardKit 0.2.3"] = ([args.harbor], env)
         else:
             print(f"(Harbor RewardKit not found at {args.harbor}; measuring ours only)")
         times: dict[str, list[float]] = {name: [] for name in commands}
-        for cmd in commands.values():  # one warm-up each: page cache, .pyc files
+        for cmd, cmd_env in commands.values():  # one warm-up each: page cache, .pyc files
             time_once(
-                [*cmd, str(tests), "--workspace", str(ws), "--output", f"{tmp}/w/r.json"], env
+                [*cmd, str(tests), "--workspace", str(ws), "--output", f"{tmp}/w/r.json"], cmd_env
             )
         for i in range(args.runs):
-            for name, cmd in commands.items():
-                out = f"{tmp}/{i}/{name.split()[0]}/reward.json"
+            for name, (cmd, cmd_env) in commands.items():
+                out = f"{tmp}/{i}/{name.replace(' ', '_')}/reward.json"
                 times[name].append(
-                    time_once([*cmd, str(tests), "--workspace", str(ws), "--output", out], env)
+                    time_once([*cmd, str(tests), "--workspace", str(ws), "--output", out], cmd_env)
                 )
 
     print(f"cold start, 10 programmatic criteria, {args.runs} runs each (alternating), seconds")
@@ -93,9 +101,9 @@ def main() -> None:
     for name, values in times.items():
         medians[name] = statistics.median(values)
         print(f"| {name} | {medians[name]:.3f} | {min(values):.3f} | {max(values):.3f} |")
-    if len(medians) == 2:
-        ours, theirs = medians.values()
-        print(f"\nratio (RewardKit 0.2.3 / ours): {theirs / ours:.1f}x")
+    if "RewardKit 0.2.3" in medians:
+        ratio = medians["RewardKit 0.2.3"] / medians["rewardkit (ours)"]
+        print(f"\nratio (RewardKit 0.2.3 / ours): {ratio:.1f}x")
 
     probe = "import sys, rewardkit; print('litellm' in sys.modules, len(sys.modules))"
     pythons = {"rewardkit (ours)": sys.executable}

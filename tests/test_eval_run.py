@@ -8,10 +8,12 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
 import yaml
 
+from rewardkit._errors import CapExceeded, ConfigError
 from rewardkit._evaluate import score_cases
-from rewardkit.sources._cases import case_record
+from rewardkit.sources._cases import MAX_FILE_BYTES, case_record
 from rewardkit.sources.eval_yaml import load_suite
 
 EXAMPLE = Path(__file__).parents[1] / "examples" / "qa-eval"
@@ -165,6 +167,43 @@ def test_case_record(tmp_path: Path) -> None:
     assert (record["exit_code"], record["cost_usd"], record["num_turns"]) == (0, 0.5, 3)
 
 
+def test_case_record_caps_name_the_file(tmp_path: Path) -> None:
+    case = tmp_path / "case"
+    case.mkdir()
+    (case / "big.txt").write_text("x" * (MAX_FILE_BYTES + 1))
+    (case / "input.yaml").write_text("n: " + "1" * 5000 + "\n")  # an int Python refuses
+    with pytest.raises(ConfigError, match=r"input\.yaml: invalid YAML: Exceeds the limit"):
+        case_record(case)
+    (case / "input.yaml").write_text("x: " + "[" * 101 + "]" * 101 + "\n")
+    with pytest.raises(CapExceeded, match=r"input\.yaml is nested deeper than 100 levels"):
+        case_record(case)
+    (case / "input.yaml").unlink()
+    record = case_record(case)
+    stub = record["files"]["big.txt"]
+    assert stub["_binary"] is True
+    assert "1,048,577 bytes" in stub["_skipped"]
+
+
+def test_metadata_builtins_error_when_the_case_does_not_record_it(tmp_path: Path) -> None:
+    judges = """
+        - {name: exit, builtin: exit_code_equals}
+        - {name: cost, builtin: cost_budget, arguments: {max_usd: 1}}
+        - {name: turns, builtin: turn_budget, arguments: {max_turns: 5}}
+        - {name: used, builtin: tool_called, arguments: {name: search}}
+        - {name: unused, builtin: tool_not_called, arguments: {name: bash}}
+        """
+    path = suite_dir(tmp_path, judges, {"c1": {"x.txt": "x"}})
+    got = outcomes(path)
+    for name in ("exit", "cost", "turns", "used", "unused"):
+        assert got[name]["status"] == "error"
+        assert "is not recorded for this case" in str(got[name]["why"])
+    case = tmp_path / "cases" / "c1"
+    (case / "run_result.json").write_text('{"exit_code": 0, "cost_usd": 0.5, "num_turns": 3}')
+    (case / "tool_calls.json").write_text('[{"name": "search"}]')
+    got = outcomes(path)
+    assert {name: got[name]["raw"] for name in got} == dict.fromkeys(got, True)
+
+
 def test_bad_case_yaml_errors_every_judge_of_that_case(tmp_path: Path) -> None:
     path = suite_dir(
         tmp_path,
@@ -269,6 +308,42 @@ def test_bridge_emit_judges_adds_normalized_values(tmp_path: Path) -> None:
     out = tmp_path / "reward.json"
     cli(tests, "--workspace", ws, "--output", out, "--emit-judges")
     assert json.loads(out.read_text()) == {"reward": 0.75, "has_answer": 1.0, "quality": 0.75}
+
+
+def test_bridge_takes_ground_truth_from_the_tests_dir_never_the_workspace(tmp_path: Path) -> None:
+    tests, ws = bridge_task(tmp_path)
+    (tests / "eval.yaml").write_text(
+        "judges:\n"
+        "  - {name: correct, builtin: answer_matches, arguments: {path: answer.txt}}\n"
+        "  - {name: seen, check: 'return True, repr(outputs)'}\n"
+    )
+    (tests / "annotations.yaml").write_text("expected: reference.txt\ncategory: math\n")
+    (tests / "reference.txt").write_text("the reference")
+    (tests / "input.yaml").write_text("question: what is 6 x 7\n")
+    (ws / "annotations.yaml").write_text("expected: '42'\n")  # the answer the agent wants
+    (ws / "input.yaml").write_text("question: what is 42\n")
+    out = tmp_path / "reward.json"
+    done = cli(tests, "--workspace", ws, "--output", out)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(out.read_text()) == {"reward": 0.0}  # 42 is not 'reference.txt'
+    (seen,) = [
+        c
+        for c in json.loads(out.with_name("reward-details.json").read_text())["reward"]["criteria"]
+        if c["name"] == "seen"
+    ]
+    assert "'question': 'what is 6 x 7'" in seen["reasoning"]
+    assert "'annotation_expected_content': 'the reference'" in seen["reasoning"]
+    assert "'annotations.yaml': \"expected: '42'\\n\"" in seen["reasoning"]  # an output
+
+
+def test_a_bad_tests_dir_annotations_file_is_a_config_error(tmp_path: Path) -> None:
+    tests, ws = bridge_task(tmp_path)
+    (tests / "annotations.yaml").write_text("expected: [1\n")
+    out = tmp_path / "reward.json"
+    done = cli(tests, "--workspace", ws, "--output", out)
+    assert done.returncode == 2
+    assert "annotations.yaml: line 2: invalid YAML" in done.stderr
+    assert not out.exists()
 
 
 def test_check_prints_the_plan(tmp_path: Path) -> None:

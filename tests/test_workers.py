@@ -53,7 +53,7 @@ def test_a_hang_is_killed_at_the_deadline_with_everything_it_started(tmp_path: P
             time.sleep(0.01)
 
     start = time.monotonic()
-    with pytest.raises(WorkerFailed, match="exceeded its 0.5 s deadline") as caught:
+    with pytest.raises(WorkerFailed, match=r"exceeded its 0\.5 s deadline") as caught:
         run(hang, WorkerLimits(timeout=0.5, memory_mb=None))
     assert caught.value.status == "timeout"
     assert time.monotonic() - start < 3

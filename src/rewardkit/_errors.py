@@ -35,8 +35,8 @@ if TYPE_CHECKING:
     from rewardkit.judges._usage import Usage
 
 __all__ = [
-    "ConfigError",
     "CapExceeded",
+    "ConfigError",
     "CriterionError",
     "DiscoveryError",
     "FormulaError",
@@ -139,7 +139,7 @@ class OutsideWorkspace(UntrustedInputError):
 
 
 class CapExceeded(UntrustedInputError):
-    """Untrusted input is over a cap (bytes, nesting depth, values, pixels); the message names it."""
+    """Untrusted input is over a cap (bytes, depth, values, pixels); the message names it."""
 
 
 class CriterionError(RewardKitError):

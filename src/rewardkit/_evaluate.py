@@ -1,25 +1,39 @@
-"""Score eval.yaml cases: every (case, judge) pair concurrently, then one reward per case."""
+"""Score eval.yaml cases: every (case, judge) pair concurrently, then one reward per case.
+
+A case that cannot be read (a cap hit, a file leading out of it, invalid YAML) errors each of
+its judges with the reason; the other cases are scored as usual.
+"""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from rewardkit._errors import ConfigError
+from rewardkit._errors import ConfigError, RewardKitError, UntrustedInputError
 from rewardkit._outcome import Outcome
 from rewardkit.compose import JudgeValue, compose_reward, normalize_value
+from rewardkit.engine._leaves import limited
 from rewardkit.engine._threads import in_threads
+from rewardkit.engine._workers import WorkerFailed, WorkerLimits, in_worker
 from rewardkit.judges import EvalJudge
 from rewardkit.outputs.harbor import criterion_detail
-from rewardkit.sources._cases import case_record
-from rewardkit.sources.eval_yaml import EvalSuite
+from rewardkit.sources._cases import case_record, given, produced
+from rewardkit.sources.eval_yaml import EvalSuite, load_suite
 
-__all__ = ["CaseResult", "bridge", "judge_value", "score_cases", "score_records"]
+__all__ = [
+    "Bridge",
+    "CaseResult",
+    "bridge",
+    "judge_value",
+    "load_bridge",
+    "score_cases",
+    "score_records",
+]
 
 
 @dataclass(frozen=True)
@@ -41,7 +55,7 @@ def judge_value(outcome: Outcome) -> JudgeValue:
     return JudgeValue(value=value if outcome.status == "scored" else None, errored=outcome.failed)
 
 
-Case = tuple[str, dict[str, Any] | ConfigError]
+Case = tuple[str, dict[str, Any] | Exception]
 """A case id and its record, or the error that kept it from being read."""
 
 
@@ -51,24 +65,26 @@ def score_records(
     *,
     max_concurrent: int = 8,
     progress: Callable[[int], None] | None = None,
+    worker: WorkerLimits = WorkerLimits(),
 ) -> list[CaseResult]:
     """Run every judge on every case record; an unreadable case errors every judge.
 
-    Code, `check` and `builtin` judges run on worker threads (at most `max_concurrent` at
-    once); LLM judges share one model client (at most `max_concurrent` calls per model);
-    agent judges run their CLIs (at most `max_concurrent` processes at once).
+    Code, `check` and `builtin` judges each run in a forked worker process under `worker`'s
+    deadline and memory cap (at most `max_concurrent` at once); LLM judges share one model
+    client (at most `max_concurrent` calls per model); agent judges run their CLIs (at most
+    `max_concurrent` processes at once).
     """
-    calls: list[tuple[int, Callable[[], Outcome]]] = []
+    calls: list[tuple[int, Callable[[], Awaitable[Outcome]]]] = []
     asks: list[tuple[int, EvalJudge, dict[str, Any]]] = []
     slots = 0
     for _, record in cases:
         for judge in suite.judges:
-            if isinstance(record, ConfigError):
-                calls.append((slots, partial(_unreadable, judge.name, str(record))))
+            if isinstance(record, Exception):
+                calls.append((slots, partial(_unreadable, judge.name, record)))
             elif judge.kind in ("llm", "agent"):
                 asks.append((slots, judge, record))
             else:
-                calls.append((slots, _counted(partial(judge.evaluate, record), progress)))
+                calls.append((slots, partial(_in_worker, judge, record, worker, progress)))
             slots += 1
     by_slot = asyncio.run(_run(calls, asks, suite.path.parent, max_concurrent, progress))
     outcomes = [by_slot[slot] for slot in range(slots)]
@@ -84,13 +100,13 @@ def score_records(
 
 
 async def _run(
-    calls: list[tuple[int, Callable[[], Outcome]]],
+    calls: list[tuple[int, Callable[[], Awaitable[Outcome]]]],
     asks: list[tuple[int, EvalJudge, dict[str, Any]]],
     base_dir: Path,
     limit: int,
     progress: Callable[[int], None] | None,
 ) -> dict[int, Outcome]:
-    """Outcomes by slot: `calls` on worker threads, `asks` (LLM, agent) on the event loop."""
+    """Outcomes by slot: `calls` in worker processes, `asks` (LLM, agent) on the event loop."""
     async with _clients(asks, limit) as client:
         agents = asyncio.Semaphore(limit) if limit > 0 else None
 
@@ -108,7 +124,7 @@ async def _run(
             return outcome
 
         done, answered = await asyncio.gather(
-            in_threads([call for _, call in calls], limit),
+            limited([call for _, call in calls], limit),
             asyncio.gather(*(ask(judge, record) for _, judge, record in asks)),
         )
     by_slot = {slot: outcome for (slot, _), outcome in zip(calls, done, strict=True)}
@@ -136,49 +152,93 @@ def score_cases(
     *,
     max_concurrent: int = 8,
     progress: Callable[[int], None] | None = None,
+    worker: WorkerLimits = WorkerLimits(),
 ) -> list[CaseResult]:
     """Build each case's record, then score it (see `score_records`)."""
     cases = asyncio.run(in_threads([partial(_read_case, d) for d in case_dirs], max_concurrent))
-    return score_records(suite, cases, max_concurrent=max_concurrent, progress=progress)
+    return score_records(
+        suite, cases, max_concurrent=max_concurrent, progress=progress, worker=worker
+    )
 
 
 def _read_case(case_dir: Path) -> Case:
     try:
         return case_dir.name, case_record(case_dir)
-    except ConfigError as exc:
+    except (RewardKitError, OSError) as exc:
         return case_dir.name, exc
 
 
-def _unreadable(name: str, error: str) -> Outcome:
-    return Outcome(name=name, status="error", error=f"case could not be read: {error}")
-
-
-def _counted(
-    call: Callable[[], Outcome], progress: Callable[[int], None] | None
-) -> Callable[[], Outcome]:
-    if progress is None:
-        return call
-
-    def run() -> Outcome:
-        outcome = call()
+async def _in_worker(
+    judge: EvalJudge,
+    record: dict[str, Any],
+    worker: WorkerLimits,
+    progress: Callable[[int], None] | None,
+) -> Outcome:
+    """One code judge on one case, in a worker process; a hang or a death is its outcome."""
+    try:
+        outcome = await in_worker(partial(judge.evaluate, record), worker)
+    except WorkerFailed as exc:
+        outcome = Outcome(name=judge.name, status=exc.status, error=f"{judge.name}: {exc}")
+    if progress is not None:
         progress(1)
-        return outcome
+    return outcome
 
-    return run
+
+async def _unreadable(name: str, error: Exception) -> Outcome:
+    why = str(error) if isinstance(error, RewardKitError) else f"{type(error).__name__}: {error}"
+    return Outcome(name=name, status="error", error=f"case could not be read: {why}")
+
+
+@dataclass(frozen=True)
+class Bridge:
+    """An eval.yaml tests directory, ready to score a Harbor workspace as its one case."""
+
+    suite: EvalSuite
+    given: Mapping[str, Any]
+    """`inputs`, `annotations` and run metadata, read from the tests directory (trusted)."""
+
+
+def load_bridge(tests_dir: Path) -> Bridge:
+    """Load `tests_dir/eval.yaml` and what the case is given, from `tests_dir` only.
+
+    Ground truth and run metadata never come from the workspace: the agent writes it.
+
+    Raises:
+        ConfigError: eval.yaml, or a file the case is given, is invalid.
+    """
+    suite = load_suite(tests_dir / "eval.yaml")
+    try:
+        truth = given(tests_dir)
+    except (UntrustedInputError, OSError) as exc:
+        raise ConfigError(
+            f"{exc}. Keep the files the bridge reads from the tests directory regular files "
+            f"inside it, within the caps of docs/eval-yaml.md."
+        ) from None
+    return Bridge(suite, truth)
 
 
 def bridge(
-    suite: EvalSuite, workspace: Path, max_concurrent: int, emit_judges: bool
+    task: Bridge,
+    workspace: Path,
+    max_concurrent: int,
+    emit_judges: bool,
+    worker: WorkerLimits = WorkerLimits(),
 ) -> tuple[dict[str, float], dict[str, Any], list[Outcome]]:
-    """Score `workspace` as the one case of `suite` (Harbor's verifier for eval.yaml tasks).
+    """Score `workspace` as the one case of `task` (Harbor's verifier for eval.yaml tasks).
 
-    Returns the `reward.json` keys, the details and the failed outcomes.
+    The workspace gives only the outputs (`files`, `stdout`, `stderr`); a file there named
+    like `annotations.yaml` or `run_result.json` is one more output. Returns the
+    `reward.json` keys, the details and the failed outcomes.
     """
+    case: Case
     try:
-        case: Case = (workspace.name, case_record(workspace))
-    except ConfigError as exc:
+        outputs = produced(workspace)
+        record = {"case_id": workspace.name, "case_path": str(workspace), **outputs}
+        case = (workspace.name, record | dict(task.given))
+    except (RewardKitError, OSError) as exc:
         case = (workspace.name, exc)
-    (result,) = score_records(suite, [case], max_concurrent=max_concurrent)
+    suite = task.suite
+    (result,) = score_records(suite, [case], max_concurrent=max_concurrent, worker=worker)
     rewards = {"reward": round(result.reward, 4)}
     if emit_judges:
         info = suite.judge_info

@@ -29,6 +29,7 @@ from typing import Any, BinaryIO
 from rewardkit._errors import CapExceeded, OutsideWorkspace
 
 __all__ = [
+    "MAX_CHARS",
     "MAX_DEPTH",
     "MAX_READ_BYTES",
     "MAX_VALUES",
@@ -51,6 +52,8 @@ MAX_DEPTH = 100
 """The deepest nesting accepted in untrusted JSON or YAML."""
 MAX_VALUES = 1_000_000
 """The most values (counting each use of a YAML alias) accepted in one JSON or YAML document."""
+MAX_CHARS = 64 << 20
+"""The most text (characters, counting each use of a YAML alias) in one JSON or YAML document."""
 MAX_WALK_ENTRIES = 10_000
 """The most directory entries one walk visits."""
 MAX_WALK_DEPTH = 32
@@ -158,7 +161,8 @@ def read_bytes(
 ) -> bytes:
     """The bytes of a confined regular file, at most `cap` of them (see `open_file`)."""
     with open_file(workspace, path, author=author, cap=cap) as handle:
-        data = handle.read(cap + 1)  # the size may have grown since fstat
+        size = os.fstat(handle.fileno()).st_size
+        data = handle.read(min(size, cap) + 1)  # it may have grown since it was opened
     if len(data) > cap:
         raise CapExceeded(f"{str(path)!r} grew past the {_mib(cap)} read cap while being read")
     return data
@@ -186,28 +190,40 @@ def read_text(
 
 
 def check_shape(
-    data: Any, what: str, *, max_depth: int = MAX_DEPTH, max_values: int = MAX_VALUES
+    data: Any,
+    what: str,
+    *,
+    max_depth: int = MAX_DEPTH,
+    max_values: int = MAX_VALUES,
+    max_chars: int = MAX_CHARS,
 ) -> None:
-    """Refuse a parsed document nested deeper than `max_depth` or with over `max_values` values.
+    """Refuse a parsed document that is too deep, holds too many values, or too much text.
 
-    Values are counted as they would be expanded (each use of a shared or aliased object
-    counts again), so a YAML alias bomb or a cycle is caught before anything renders it.
+    Values and text are counted as they would be expanded (each use of a shared or aliased
+    object counts again, keys included), so a YAML alias bomb, one long string aliased many
+    times, or a cycle is caught before anything renders it.
 
     Raises:
         CapExceeded: naming `what` and the cap.
     """
     stack: list[tuple[Any, int]] = [(data, 1)]
-    seen = 0
+    seen = chars = 0
     while stack:
         item, depth = stack.pop()
         seen += 1
         if seen > max_values:
             raise CapExceeded(f"{what} holds more than {max_values:,} values (the cap)")
         if isinstance(item, dict):
-            children: Any = item.values()
+            children: Any = [*item.keys(), *item.values()]
         elif isinstance(item, list | tuple):
             children = item
         else:
+            chars += len(item) if isinstance(item, str | bytes) else 0
+            if chars > max_chars:
+                raise CapExceeded(
+                    f"{what} holds more than {max_chars:,} characters once expanded "
+                    f"(the cap; YAML aliases count each time they are used)"
+                )
             continue
         if depth >= max_depth and children:
             raise CapExceeded(f"{what} is nested deeper than {max_depth} levels (the cap)")
@@ -231,10 +247,13 @@ def loads_json(text: str | bytes, what: str, *, max_depth: int = MAX_DEPTH) -> A
     return data
 
 
-def loads_yaml(text: str, what: str, *, max_depth: int = MAX_DEPTH) -> Any:
+def loads_yaml(
+    text: str, what: str, *, max_depth: int = MAX_DEPTH, max_chars: int = MAX_CHARS
+) -> Any:
     """Parse untrusted YAML (safe types only) under the depth and size caps.
 
-    Aliases are allowed as long as the document, expanded, stays under `MAX_VALUES`.
+    Aliases are allowed as long as the document, expanded, stays under the caps. libyaml's
+    parser (when PyYAML has it) refuses nesting past 1,000 levels on its own, in C.
 
     Raises:
         yaml.YAMLError: the text is not YAML.
@@ -242,11 +261,16 @@ def loads_yaml(text: str, what: str, *, max_depth: int = MAX_DEPTH) -> Any:
     """
     import yaml
 
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        data = yaml.load(text, Loader=yaml.SafeLoader)
+        data = yaml.load(text, Loader=loader)
     except RecursionError:
         raise CapExceeded(f"{what} is nested deeper than {max_depth} levels (the cap)") from None
-    check_shape(data, what, max_depth=max_depth)
+    except yaml.YAMLError as exc:
+        if "maximum nesting depth" not in str(exc):  # libyaml's own limit: a cap like ours
+            raise
+        raise CapExceeded(f"{what} is nested deeper than {max_depth} levels (the cap)") from None
+    check_shape(data, what, max_depth=max_depth, max_chars=max_chars)
     return data
 
 

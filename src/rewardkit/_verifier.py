@@ -17,7 +17,7 @@ from rewardkit.outputs.harbor import clear_outputs, details, write_outputs
 from rewardkit.sources.tests_dir import discover
 
 if TYPE_CHECKING:
-    from rewardkit.sources.eval_yaml import EvalSuite
+    from rewardkit._evaluate import Bridge
 
 __all__ = ["Verdict", "run", "run_multi", "verify"]
 
@@ -109,9 +109,10 @@ def verify(
 ) -> list[Verdict]:
     """Load every directory, run them together, write the outputs; return each one's verdict.
 
-    A tests directory holding an `eval.yaml` is scored as one eval case (the workspace is the
-    case): `reward.json` gets the composed `reward` (plus each judge's normalized value with
-    `emit_judges`), and `reward.txt` the scalar.
+    A tests directory holding an `eval.yaml` is scored as one eval case (the workspace gives
+    its outputs, the tests directory its inputs, annotations and run metadata): `reward.json`
+    gets the composed `reward` (plus each judge's normalized value with `emit_judges`), and
+    `reward.txt` the scalar.
 
     Raises:
         ConfigError: before anything runs (stale outputs are removed all the same).
@@ -138,7 +139,7 @@ def verify(
     verdicts = [
         _verdict(next(ran))
         if isinstance(item, Plan)
-        else _bridge(item, Path(workspace), limits.programmatic, emit_judges)
+        else _bridge(item, workspace, limits, emit_judges)
         for item in loaded
     ]
     rewards: dict[str, float] = {}
@@ -152,9 +153,9 @@ def verify(
     return verdicts
 
 
-def _load(tests_dir: Path) -> Plan | EvalSuite:
+def _load(tests_dir: Path) -> Plan | Bridge:
     if (tests_dir / "eval.yaml").is_file():
-        from rewardkit.sources.eval_yaml import load_suite
+        from rewardkit._evaluate import load_bridge
 
         extra = sorted(p.name for p in tests_dir.glob("*.py")) + sorted(
             p.name for p in tests_dir.glob("*.toml")
@@ -165,7 +166,7 @@ def _load(tests_dir: Path) -> Plan | EvalSuite:
                 f"{', '.join(extra)} are not read as criteria.",
                 stacklevel=3,
             )
-        return load_suite(tests_dir / "eval.yaml")
+        return load_bridge(tests_dir)
     return discover(tests_dir)
 
 
@@ -173,10 +174,14 @@ def _verdict(result: RunResult) -> Verdict:
     return Verdict(result.rewards, details(result), result.failures)
 
 
-def _bridge(suite: EvalSuite, workspace: Path, max_concurrent: int, emit_judges: bool) -> Verdict:
+def _bridge(task: Bridge, workspace: Path, limits: Limits, emit_judges: bool) -> Verdict:
     from rewardkit._evaluate import bridge
+    from rewardkit.engine._workers import WorkerLimits
 
-    rewards, detail, failures = bridge(suite, workspace, max_concurrent, emit_judges)
+    worker = WorkerLimits(timeout=limits.timeout, memory_mb=limits.memory_mb)
+    rewards, detail, failures = bridge(
+        task, workspace, limits.programmatic, emit_judges, worker=worker
+    )
     return Verdict(rewards, detail, failures)
 
 

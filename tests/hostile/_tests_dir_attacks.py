@@ -44,7 +44,7 @@ class Attack:
 
 
 def _png_bomb(path: Path, side: int = 12_000) -> None:
-    """A small PNG (~0.4 MB) that decodes to side × side RGB pixels (432 MB at 12,000)."""
+    """A small PNG (~0.4 MB) that decodes to side x side RGB pixels (432 MB at 12,000)."""
 
     def chunk(kind: bytes, data: bytes) -> bytes:
         body = kind + data
@@ -134,7 +134,7 @@ ATTACKS = [
     Attack(
         "png_bombs",
         "import rewardkit as rk\n\nrk.image_similarity('a.png', 'b.png')\n",
-        workspace=lambda ws: (_png_bomb(ws / "a.png"), _png_bomb(ws / "b.png")) and None,
+        workspace=lambda ws: [_png_bomb(ws / name) for name in ("a.png", "b.png")] and None,
         says="pixel cap",
     ),
     Attack(

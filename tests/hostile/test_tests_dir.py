@@ -39,3 +39,21 @@ def _contained(tmp_path: Path, attack: Attack) -> None:
     if attack.says:
         assert any(attack.says in (c.get("error") or "") for c in hostile), hostile
     assert_no_leak(SECRET, out, out.parent / "reward-details.json", texts=(run.stdout, run.stderr))
+
+
+def test_authors_absolute_paths_score_as_in_rewardkit(tmp_path: Path) -> None:
+    """`/app/output.txt` graded at `/app`, and `/logs/verifier/reply.txt`, both score 1."""
+    ws, logs, tests = tmp_path / "app", tmp_path / "logs" / "verifier", tmp_path / "tests"
+    for directory in (ws, logs, tests):
+        directory.mkdir(parents=True)
+    (ws / "output.txt").write_text("done\n")
+    (logs / "reply.txt").write_text("verdict: PASS\n")
+    (tests / "checks.py").write_text(
+        "import rewardkit as rk\n"
+        f"rk.file_exists({str(ws / 'output.txt')!r})\n"
+        f"rk.file_contains_regex({str(logs / 'reply.txt')!r}, r'verdict: PASS')\n"
+    )
+    out = tmp_path / "out" / "reward.json"
+    run = measure(rewardkit_cmd(tests, "--workspace", ws, "--output", out), limit_s=30)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(out.read_text()) == {"reward": 1.0}

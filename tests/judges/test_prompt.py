@@ -17,9 +17,11 @@ from rewardkit.judges import (
     JudgeDefinition,
     Likert,
     Rubric,
+    _inputs,
     build_request,
     fence,
     path_blocks,
+    paths_blocks,
     plan_requests,
     response_schema,
     system_prompt,
@@ -136,16 +138,17 @@ def test_documents_are_converted_when_markitdown_is_installed(
     ws: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     class Converter:
-        def convert(self, path: str) -> Any:
-            if path.endswith("bad.docx"):
+        def convert_stream(self, stream: Any, file_extension: str) -> Any:
+            data = stream.read().decode()
+            if data == "bad":
                 raise RuntimeError("corrupt")
-            return types.SimpleNamespace(text_content=f"# {Path(path).name}")
+            return types.SimpleNamespace(text_content=f"# {data}{file_extension}")
 
     fake = types.ModuleType("markitdown")
     fake.MarkItDown = Converter  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "markitdown", fake)
-    (ws / "spec.docx").write_bytes(b"PK")
-    (ws / "bad.docx").write_bytes(b"PK")
+    (ws / "spec.docx").write_bytes(b"spec")
+    (ws / "bad.docx").write_bytes(b"bad")
     assert texts(path_blocks(ws, "spec.docx")) == ["--- spec.docx ---\n# spec.docx"]
     assert texts(path_blocks(ws, "bad.docx")) == [
         "--- bad.docx ---\n[document could not be converted: RuntimeError: corrupt]"
@@ -170,13 +173,42 @@ def test_a_real_spreadsheet_goes_through_markitdown(ws: Path) -> None:
 
 
 def test_unreadable_files_and_directories(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    def refuse(self: Path, *args: Any) -> Any:
+    def refuse(*args: Any, **kwargs: Any) -> Any:
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(Path, "iterdir", refuse)
-    monkeypatch.setattr(Path, "read_bytes", refuse)
+    monkeypatch.setattr(os, "scandir", refuse)
+    monkeypatch.setattr(_inputs, "read_bytes", refuse)
     assert texts(path_blocks(ws, "src")) == ["--- src ---\n[unreadable]"]
     assert texts(path_blocks(ws, "notes.md")) == ["--- notes.md ---\n[unreadable]"]
+
+
+def test_a_directory_shows_at_most_max_dir_entries(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_inputs, "MAX_DIR_ENTRIES", 2)
+    (ws / "src" / "c.py").write_text("c")
+    *shown, note = texts(path_blocks(ws, "src"))
+    assert len(shown) == 2  # which two is up to the file system's order
+    assert shown == sorted(shown)
+    assert note == "--- src/ ---\n[entries after the first 2 not read]"
+
+
+def test_one_call_reads_at_most_max_total_bytes(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_inputs._Budget, "__init__", lambda self: setattr(self, "left", 16))
+    assert texts(paths_blocks(ws, ["src/a.py", "src/b.py", "notes.md"])) == [
+        "--- src/a.py ---\nprint('a')\n",
+        "--- src/b.py ---\n[skipped: this judge's 16 MiB of file input is used up]",
+        "--- notes.md ---\nhello",
+    ]
+
+
+def test_the_reference_may_live_outside_the_workspace(ws: Path) -> None:
+    reference = ws.parent / "tests" / "reference.md"
+    reference.parent.mkdir()
+    reference.write_text("the reference")
+    out = texts(user_content(ws, [str(reference)], reference=str(reference)))
+    assert out[1] == f"--- {reference} ---\n[outside the workspace]"  # judged files: never
+    assert out[-1] == f"--- {reference} ---\nthe reference"  # the author's reference: read
 
 
 # --- the fence -------------------------------------------------------------------------

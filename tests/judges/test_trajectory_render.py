@@ -206,3 +206,21 @@ def test_relative_paths_stay_in_the_workspace_absolute_ones_are_harbors(tmp_path
     (ws / "link").symlink_to(tmp_path)
     with pytest.raises(ValueError, match="resolves outside the workspace"):
         trajectory_path(ws, "link/t.json")
+
+
+def test_hostile_trajectory_files_are_refused_with_the_cap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    deep = tmp_path / "deep.json"
+    deep.write_text('{"steps": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    with pytest.raises(ValueError, match="nested deeper than 100 levels"):
+        render_trajectory(deep)
+    monkeypatch.setattr("rewardkit.judges._trajectory.MAX_TRAJECTORY_BYTES", 10)
+    big = write(tmp_path / "big.json", FULL)
+    with pytest.raises(ValueError, match="over the 10-byte read cap"):
+        format_trajectory(big)
+    (tmp_path / "secret.json").write_text(json.dumps(FULL))
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "t.json").symlink_to(tmp_path / "secret.json")
+    with pytest.raises(ValueError, match=r"Could not read trajectory .*outside"):
+        render_trajectory(tmp_path / "run" / "t.json")

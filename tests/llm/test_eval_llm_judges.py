@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,12 @@ import pytest
 from server import KEY, ChatServer, Reply, ok
 
 from rewardkit._evaluate import score_cases
+from rewardkit.judges._eval_llm import (
+    MAX_FILE_CHARS,
+    MAX_PROMPT_CHARS,
+    MAX_SUBMISSION_CHARS,
+    instructions,
+)
 from rewardkit.sources.eval_yaml import load_suite
 
 EVAL = """
@@ -84,3 +91,47 @@ def test_an_off_scale_reply_is_asked_again_then_recorded(suite: Path, server: Ch
     assert "outside [1, 5]" in str(got["quality"].error)
     assert got["correct"].status == "scored"
     assert server.count == 3 + 3  # three asks for quality, three samples for correct
+
+
+def test_a_huge_case_renders_into_a_bounded_prompt(tmp_path: Path) -> None:
+    judge = load_suite(
+        write_eval(tmp_path, "Grade {{ inputs }} and {{ annotations.note }}")
+    ).judges[0]
+    shared = ["x" * 1000] * 1000  # one list used a million times: a gigabyte as text
+    record = {"inputs": {"rows": [shared] * 1000}, "annotations": {"note": "n" * 10**6}}
+    text = instructions(judge, record, tmp_path, numeric=False)
+    assert text.startswith("Grade {'rows': [['xxx")
+    cut = f"[... cut: the rendered prompt is capped at {MAX_PROMPT_CHARS:,} characters]"
+    assert cut in text
+    assert len(text) < MAX_PROMPT_CHARS + 1000
+
+
+def test_placeholders_render_like_str(tmp_path: Path) -> None:
+    judge = load_suite(
+        write_eval(tmp_path, "{{ inputs }}|{{ inputs.n }}|{{ inputs.s }}|{{ inputs.d }}")
+    ).judges[0]
+    day = datetime.date(2026, 12, 1)  # YAML reads dates as such
+    inputs = {"n": 1.5, "s": "it's", "l": [None, True, {"k": ("t",), "u": (1, 2)}], "d": day}
+    text = instructions(judge, {"inputs": inputs}, tmp_path, numeric=False)
+    assert text.split("\n\n")[0] == f"{inputs}|1.5|it's|2026-12-01"
+
+
+def test_the_submission_is_capped_with_a_note(
+    suite: Path, server: ChatServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    case = suite.parent / "cases" / "c1"
+    for i in range(30):
+        (case / f"part{i:02}.txt").write_text(f"{i}" * (MAX_FILE_CHARS + 10))
+    server.respond_with(by_schema(lambda: 4, lambda: True))
+    run(suite)
+    user = server.requests[0]["messages"][1]["content"]
+    text = "".join(block["text"] for block in user if block["type"] == "text")
+    assert f"[... cut: each file is capped at {MAX_FILE_CHARS:,} characters]" in text
+    assert "more part(s) not shown: the submission is capped at 200,000 characters]" in text
+    assert len(text) < MAX_SUBMISSION_CHARS + 10_000
+
+
+def write_eval(tmp_path: Path, prompt: str) -> Path:
+    path = tmp_path / "eval.yaml"
+    path.write_text(f"judges:\n  - name: j\n    prompt: {json.dumps(prompt)}\n")
+    return path

@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from rewardkit._errors import ConfigError
+from rewardkit.cli._workers import add_worker_arguments
 
 __all__ = ["main"]
 
@@ -35,11 +36,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="judge calls at once across all cases (0 = unlimited; env REWARDKIT_MAX_CONCURRENT)",
     )
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    add_worker_arguments(parser, "judge")
     return parser
 
 
 def main(argv: list[str]) -> int:
     from rewardkit._evaluate import score_cases
+    from rewardkit.engine._workers import WorkerLimits
     from rewardkit.outputs.summary import breaches, summarize, write_summary
     from rewardkit.sources._cases import case_dirs
     from rewardkit.sources.eval_yaml import load_suite
@@ -58,7 +61,13 @@ def main(argv: list[str]) -> int:
         return EXIT_CONFIG
     total = len(dirs) * len(suite.judges)
     with _progress(total, enabled=not args.no_progress and sys.stderr.isatty()) as advance:
-        results = score_cases(suite, dirs, max_concurrent=args.max_concurrent, progress=advance)
+        results = score_cases(
+            suite,
+            dirs,
+            max_concurrent=args.max_concurrent,
+            progress=advance,
+            worker=WorkerLimits(timeout=args.timeout, memory_mb=args.memory_mb),
+        )
     summary = summarize(suite, results)
     write_summary(args.out, summary)
     for name, stats in summary["judges"].items():

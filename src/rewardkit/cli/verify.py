@@ -5,13 +5,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from rewardkit._errors import ConfigError
 from rewardkit._verifier import DEFAULT_OUTPUT, DEFAULT_WORKSPACE, ERROR_POLICIES, verify
-from rewardkit.engine import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT, Limits
+from rewardkit.cli._workers import add_worker_arguments
+from rewardkit.engine import Limits
 from rewardkit.outputs import format_comparison
 
 __all__ = ["EXIT_CONFIG", "EXIT_CRITERION_ERRORS", "EXIT_OK", "main"]
@@ -33,22 +32,6 @@ def _key_value(text: str) -> tuple[str, str]:
     if not sep or not key:
         raise argparse.ArgumentTypeError(f"--judge-env expects KEY=VALUE, got: {text!r}")
     return key, value
-
-
-def _positive(kind: type[float] | type[int], *, zero: bool = False) -> Callable[[str], Any]:
-    """An argparse type: a positive number (or 0 when `zero`)."""
-
-    def parse(text: str) -> Any:
-        try:
-            value = kind(text)
-        except ValueError:
-            value = -1
-        if not (value > 0 or (zero and value == 0)):
-            least = "0 or more" if zero else "a positive number"
-            raise argparse.ArgumentTypeError(f"expected {least}, got {text!r}")
-        return value
-
-    return parse
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -130,24 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="With an eval.yaml tests dir: also write each judge's normalized value to "
         "reward.json (under its name), next to the composed `reward`.",
     )
-    parser.add_argument(
-        "--criterion-timeout",
-        metavar="SECONDS",
-        type=_positive(float),
-        default=os.environ.get("REWARDKIT_CRITERION_TIMEOUT", DEFAULT_TIMEOUT),
-        help="Seconds a programmatic criterion may run before its process is killed and it "
-        f"scores as a timeout, unless it sets timeout= itself (default: {DEFAULT_TIMEOUT:g}). "
-        "Env: REWARDKIT_CRITERION_TIMEOUT.",
-    )
-    parser.add_argument(
-        "--criterion-memory",
-        metavar="MIB",
-        type=_positive(int, zero=True),
-        default=os.environ.get("REWARDKIT_CRITERION_MEMORY", DEFAULT_MEMORY_MB),
-        help="Address space each programmatic criterion's process may use, in MiB; over it, "
-        f"the criterion errors (default: {DEFAULT_MEMORY_MB}; 0: no cap). "
-        "Env: REWARDKIT_CRITERION_MEMORY.",
-    )
+    add_worker_arguments(parser, "criterion")
     parser.add_argument(
         "--on-error",
         choices=ERROR_POLICIES,
@@ -174,8 +140,8 @@ def main(argv: list[str]) -> int:
         llm=args.max_concurrent_llm,
         agent=args.max_concurrent_agent,
         cache_dir=Path(args.cache) if args.cache else None,
-        timeout=args.criterion_timeout,
-        memory_mb=args.criterion_memory or None,
+        timeout=args.timeout,
+        memory_mb=args.memory_mb,
     )
     try:
         results = verify(

@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import os
 import pickle
+import resource
 import signal
 import struct
 import sys
@@ -36,6 +37,8 @@ DEFAULT_MEMORY_MB = 4096
 MAX_RESULT_BYTES = 64 << 20
 """The most a worker may send back."""
 _HEADER = struct.Struct("!Q")
+_REAP_GRACE = 2.0
+"""Seconds a worker that has sent its result gets to exit before it is killed."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -108,14 +111,8 @@ def _child(call: Callable[[], Any], fd: int, memory_mb: int | None) -> None:
     try:
         os.setsid()  # one session: the parent ends it, and all it started, at the deadline
         signal.set_wakeup_fd(-1)  # the parent's event loop owns that pipe
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(sig, signal.SIG_DFL)
         if memory_mb is not None:
-            import resource
-
-            cap = memory_mb << 20
-            _, hard = resource.getrlimit(resource.RLIMIT_AS)
-            resource.setrlimit(resource.RLIMIT_AS, (cap if hard < 0 else min(cap, hard), hard))
+            _cap_memory(memory_mb << 20)
         with warnings.catch_warnings(record=True) as caught:  # the parent's filters still apply
             try:
                 result: tuple[str, Any] = ("ok", call())
@@ -130,6 +127,24 @@ def _child(call: Callable[[], Any], fd: int, memory_mb: int | None) -> None:
             stream.flush()
     finally:
         os._exit(0)
+
+
+def _cap_memory(growth: int) -> None:
+    """Let this process's address space grow by at most `growth` bytes from what it inherited.
+
+    Counting from the inherited size keeps the cap meaningful in a parent that maps a lot
+    up front (a Ray worker reserves gigabytes it never touches).
+    """
+    try:
+        with open("/proc/self/statm", "rb") as handle:
+            inherited = int(handle.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError):
+        inherited = 0
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    cap = inherited + growth
+    if hard != resource.RLIM_INFINITY:
+        cap = min(cap, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
 
 
 def _warning(caught: warnings.WarningMessage) -> tuple[str, type[Warning], str, int]:
@@ -191,18 +206,41 @@ async def _receive(fd: int) -> bytes | None:
 
 async def _reap(pid: int) -> int:
     """Wait for the child to exit (killing it after a grace period); its wait status."""
-    delay = 0.0005
-    waited = 0.0
-    while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            return status
-        if waited > 2.0:
-            _kill_session(pid)
-            return os.waitpid(pid, 0)[1]
-        await asyncio.sleep(delay)
-        waited += delay
-        delay = min(delay * 2, 0.05)
+    done, status = os.waitpid(pid, os.WNOHANG)
+    if done:
+        return status
+    try:
+        await asyncio.wait_for(_exited(pid), _REAP_GRACE)
+    except TimeoutError:
+        _kill_session(pid)
+    return os.waitpid(pid, 0)[1]
+
+
+async def _exited(pid: int) -> None:
+    """Return once `pid` has exited (a pidfd where the kernel has them, else polling)."""
+    try:
+        fd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        while not _zombie(pid):
+            await asyncio.sleep(0.005)
+        return
+    loop = asyncio.get_running_loop()
+    gone: asyncio.Future[None] = loop.create_future()
+    loop.add_reader(fd, lambda: None if gone.done() else gone.set_result(None))
+    try:
+        await gone
+    finally:
+        loop.remove_reader(fd)
+        os.close(fd)
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            stat = handle.read()
+    except OSError:
+        return True
+    return stat[stat.rfind(b")") + 2 : stat.rfind(b")") + 3] == b"Z"
 
 
 def _death(status: int) -> str:

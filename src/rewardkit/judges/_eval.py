@@ -144,7 +144,8 @@ def messages_of(record: Mapping[str, Any]) -> list[Any]:
             return source
     raise ValueError(
         "this judge is a @reward_function and needs the case's messages: add "
-        "conversation.json (a list of {role, content}) to the case, or `messages:` to input.yaml"
+        "conversation.json (a list of {role, content}) to the case (for the Harbor bridge, to "
+        "the tests directory), or `messages:` to input.yaml"
     )
 
 

@@ -1,30 +1,50 @@
 """Workspace files → chat content blocks for an LLM judge.
 
-The workspace is untrusted (an agent wrote it). Every path is confined to it: a path that
-leaves it (absolute elsewhere, `..`, a symlink) becomes the note `[outside the workspace]`
-and is never read. An absolute path inside the workspace (`/app/main.py` with workspace
-`/app`, as Harbor tasks write them) is accepted. Nothing is dropped silently: each file the
-judge cannot see as text or image is replaced by a note saying why.
+The workspace is untrusted (an agent wrote it), so every read goes through
+`rewardkit._untrusted`: confined to the workspace and verified after open, regular files only,
+capped. A path that leaves the workspace (absolute elsewhere, `..`, a symlink) becomes the
+note `[outside the workspace]` and is never read; an absolute path inside it (`/app/main.py`
+with workspace `/app`, as Harbor tasks write them) is accepted. A task author's `reference`
+may also name an absolute path outside the workspace (e.g. in the tests directory, out of the
+agent's reach). Nothing is dropped silently: each file the judge cannot see as text or image
+is replaced by a note saying why. One call reads at most `MAX_TOTAL_BYTES`, and a directory
+contributes at most `MAX_DIR_ENTRIES` entries.
 """
 
 from __future__ import annotations
 
 import base64
 import importlib
+import io
 import os
+import stat
 from collections.abc import Sequence
-from pathlib import Path, PurePath
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from rewardkit.criteria._paths import OutsideWorkspace, inside
+from rewardkit._untrusted import CapExceeded, OutsideWorkspace, confine, read_bytes
 
-__all__ = ["MAX_BYTES", "Block", "path_blocks", "paths_blocks", "text_block"]
+__all__ = [
+    "MAX_BYTES",
+    "MAX_DIR_ENTRIES",
+    "MAX_TOTAL_BYTES",
+    "Block",
+    "path_blocks",
+    "paths_blocks",
+    "text_block",
+]
 
 Block = dict[str, Any]
 """One OpenAI-style content block: `{"type": "text", ...}` or `{"type": "image_url", ...}`."""
 
 MAX_BYTES = 1 << 20
 """Files larger than this (1 MiB) are replaced by a note."""
+MAX_TOTAL_BYTES = 16 << 20
+"""The most file bytes one `paths_blocks` call reads (16 MiB); later files become notes."""
+MAX_DIR_ENTRIES = 1000
+"""The most entries of one directory looked at (which ones, when there are more, is up to
+the file system's order); a note says the rest were not read."""
 
 IMAGE_TYPES = {
     ".jpg": "image/jpeg",
@@ -37,6 +57,13 @@ _DOCUMENTS = frozenset({".pdf", ".docx", ".pptx", ".xlsx", ".xls", ".msg", ".epu
 _DOCUMENTS_EXTRA = "[document: needs the documents extra (pip install 'rewardkit[documents]')]"
 
 
+@dataclass
+class _Budget:
+    """The file bytes a call may still read."""
+
+    left: int = MAX_TOTAL_BYTES
+
+
 def text_block(text: str) -> Block:
     return {"type": "text", "text": text}
 
@@ -45,9 +72,14 @@ def _note(label: str, note: str) -> list[Block]:
     return [text_block(f"--- {label} ---\n{note}")]
 
 
-def paths_blocks(workspace: Path, paths: Sequence[str]) -> list[Block]:
-    """The blocks of every path in `paths`, in order."""
-    return [block for path in paths for block in path_blocks(workspace, path)]
+def paths_blocks(workspace: Path, paths: Sequence[str], *, author: bool = False) -> list[Block]:
+    """The blocks of every path in `paths`, in order, within one `MAX_TOTAL_BYTES` budget.
+
+    `author=True` also reads absolute paths outside the workspace (trusted, author-written
+    locations such as the tests directory).
+    """
+    budget = _Budget()
+    return [block for path in paths for block in _path(workspace, path, budget, author)]
 
 
 def path_blocks(workspace: Path, path: str) -> list[Block]:
@@ -56,70 +88,90 @@ def path_blocks(workspace: Path, path: str) -> list[Block]:
     A directory contributes its regular files in name order, hidden ones left out; its
     subdirectories are named in a note, not read.
     """
+    return _path(workspace, path, _Budget(), False)
+
+
+def _path(workspace: Path, path: str, budget: _Budget, author: bool) -> list[Block]:
     try:
-        target = _confine(workspace, path)
+        target = confine(workspace, path, author=author)
     except OutsideWorkspace:
         return _note(path, "[outside the workspace]")
     if target.is_dir():
-        return _directory(Path(workspace).resolve(), target, path)
+        return _directory(workspace, target, path, budget)
     if not target.exists():
         return _note(path, "[not found]")
-    return _file(target, path)
+    return _file(workspace, target, path, budget)
 
 
-def _confine(workspace: Path, path: str) -> Path:
-    """`inside(workspace, path)`, also accepting an absolute path that lies inside it."""
-    given = PurePath(path)
-    if given.is_absolute():
-        flat = PurePath(os.path.normpath(given))
-        for root in (Path(workspace).absolute(), Path(workspace).resolve()):
-            if flat == root or root in flat.parents:
-                return inside(workspace, flat.relative_to(root))
-        raise OutsideWorkspace(f"{path!r} is outside the workspace")
-    return inside(workspace, given)
-
-
-def _directory(root: Path, directory: Path, label: str) -> list[Block]:
+def _directory(workspace: Path, directory: Path, label: str, budget: _Budget) -> list[Block]:
     try:
-        children = sorted(directory.iterdir(), key=lambda p: p.name)
+        names, more = _listing(directory)
     except OSError:
         return _note(label, "[unreadable]")
     blocks: list[Block] = []
     subdirectories: list[str] = []
     prefix = label.rstrip("/")
-    for child in children:
-        if child.name.startswith("."):
-            continue
-        child_label = f"{prefix}/{child.name}"
-        resolved = child.resolve()
-        if resolved != root and root not in resolved.parents:
+    for name in names:
+        child_label = f"{prefix}/{name}"
+        try:
+            child = confine(workspace, directory / name, author=False)
+        except OutsideWorkspace:
             blocks += _note(child_label, "[outside the workspace]")
-        elif resolved.is_dir():
-            subdirectories.append(f"{child.name}/")
+            continue
+        if child.is_dir():
+            subdirectories.append(f"{name}/")
         else:
-            blocks += _file(resolved, child_label)
+            blocks += _file(workspace, child, child_label, budget)
     if subdirectories:
         listed = ", ".join(subdirectories)
         blocks += _note(f"{prefix}/", f"[subdirectories not included: {listed}]")
+    if more:
+        blocks += _note(f"{prefix}/", f"[entries after the first {MAX_DIR_ENTRIES:,} not read]")
     return blocks or _note(f"{prefix}/", "[empty directory]")
 
 
-def _file(path: Path, label: str) -> list[Block]:
+def _listing(directory: Path) -> tuple[list[str], bool]:
+    """Up to `MAX_DIR_ENTRIES` visible names in `directory`, sorted; True if there are more."""
+    names: list[str] = []
+    with os.scandir(directory) as entries:
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            if len(names) == MAX_DIR_ENTRIES:
+                return sorted(names), True
+            names.append(entry.name)
+    return sorted(names), False
+
+
+def _file(workspace: Path, path: Path, label: str, budget: _Budget) -> list[Block]:
     try:
-        size = path.stat().st_size
+        info = path.stat()
     except OSError:
         return _note(label, "[unreadable]")
-    if not path.is_file():  # a FIFO or a device would block or never end
+    if not stat.S_ISREG(info.st_mode):  # a FIFO or a device would block or never end
         return _note(label, "[not a regular file]")
-    if size > MAX_BYTES:
+    if info.st_size > MAX_BYTES:
+        size = info.st_size
         return _note(label, f"[skipped: file too large ({size} bytes; the limit is 1 MiB)]")
-    suffix = path.suffix.lower()
-    if suffix in _DOCUMENTS:
-        return _document(path, label)
-    try:
-        data = path.read_bytes()
+    if info.st_size > budget.left:
+        cap = MAX_TOTAL_BYTES >> 20
+        return _note(label, f"[skipped: this judge's {cap} MiB of file input is used up]")
+    try:  # `path` is confined already (or is the author's own): open it as it stands
+        data = read_bytes(workspace, path, author=True, cap=min(MAX_BYTES, budget.left))
+    except OutsideWorkspace:  # swapped for a link out after the check above
+        return _note(label, "[outside the workspace]")
+    except CapExceeded as exc:  # it grew or was swapped meanwhile
+        return _note(label, f"[skipped: {exc}]")
     except OSError:
         return _note(label, "[unreadable]")
+    budget.left -= len(data)
+    return _shown(data, path.suffix.lower(), label)
+
+
+def _shown(data: bytes, suffix: str, label: str) -> list[Block]:
+    """The blocks of a file's bytes: a document as Markdown, an image, text, or a note."""
+    if suffix in _DOCUMENTS:
+        return _document(data, suffix, label)
     if suffix in IMAGE_TYPES:
         url = f"data:{IMAGE_TYPES[suffix]};base64,{base64.b64encode(data).decode('ascii')}"
         return [text_block(f"--- {label} ---"), {"type": "image_url", "image_url": {"url": url}}]
@@ -132,14 +184,18 @@ def _file(path: Path, label: str) -> list[Block]:
     return [text_block(f"--- {label} ---\n{text}")]
 
 
-def _document(path: Path, label: str) -> list[Block]:
-    """A PDF, Office or e-book file as Markdown, through the optional `markitdown`."""
+def _document(data: bytes, suffix: str, label: str) -> list[Block]:
+    """A PDF, Office or e-book file as Markdown, through the optional `markitdown`.
+
+    The converter gets the bytes already read (never the path, which could be swapped).
+    """
     try:
         markitdown: Any = importlib.import_module("markitdown")
     except ImportError:
         return _note(label, _DOCUMENTS_EXTRA)
     try:
-        text = markitdown.MarkItDown().convert(str(path)).text_content
+        converted = markitdown.MarkItDown().convert_stream(io.BytesIO(data), file_extension=suffix)
+        text = converted.text_content
     except Exception as exc:  # a converter failure must not end the run
         return _note(label, f"[document could not be converted: {type(exc).__name__}: {exc}]")
     return [text_block(f"--- {label} ---\n{text}")]

@@ -210,11 +210,16 @@ def user_content(
     reference: str | None = None,
     trajectory: Sequence[Block] = (),
 ) -> list[Block]:
-    """The fenced submission (files, then trajectory), then the reference outside it."""
+    """The fenced submission (files, then trajectory), then the reference outside it.
+
+    The reference is the task author's: besides a workspace path, it may be an absolute path
+    outside the workspace (e.g. in the tests directory, where the agent cannot rewrite it).
+    """
     judged = [*paths_blocks(workspace, files), *trajectory] or [text_block(_NO_FILES)]
     blocks = fence(judged)
     if reference is not None:
-        blocks += [text_block(_REFERENCE), *paths_blocks(workspace, [reference])]
+        reference_blocks = paths_blocks(workspace, [reference], author=True)
+        blocks += [text_block(_REFERENCE), *reference_blocks]
     return blocks
 
 

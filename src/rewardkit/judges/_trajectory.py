@@ -8,27 +8,33 @@ the character budget, each content block (a message, a reasoning, a tool call, a
 cut to `max(40, budget // n_blocks)` characters, ending in `...`, and one warning says so.
 The budget is in characters (about 4 per token), so no tokenizer or model map is needed.
 
-Where the file is read (`trajectory_path`): an absolute path is Harbor's own log, written by
-the harness rather than the agent, and is read as given; a relative path is confined to the
-workspace. Images a step references with `source.path` must stay inside the trajectory
-file's directory; they are sent as image blocks, and every medium that cannot be sent (a
-URL, an escape, a missing or oversized file, audio) becomes a text note instead.
+Where the file is read (`trajectory_path`): an absolute path outside the workspace is
+Harbor's own log, written by the harness rather than the agent, and is read as given; any
+other path is confined to the workspace. Every read goes through `rewardkit._untrusted`
+(verified after open, capped: `MAX_TRAJECTORY_BYTES`, JSON nesting and values), so a deep,
+huge or swapped file is a clear `ValueError`. Images a step references with `source.path`
+must stay inside the trajectory file's directory; they are sent as image blocks, and every
+medium that cannot be sent (a URL, an escape, a missing or oversized file, audio) becomes a
+text note instead.
 """
 
 from __future__ import annotations
 
 import base64
 import json
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path, PurePath
+from pathlib import Path
 from typing import Any
 
-from rewardkit.criteria._paths import OutsideWorkspace, inside
+from rewardkit._untrusted import CapExceeded, OutsideWorkspace, confine, loads_json, read_text
+from rewardkit._untrusted import read_bytes as read_confined
 from rewardkit.judges._inputs import IMAGE_TYPES, Block, text_block
 
 __all__ = [
     "MAX_MEDIA_BYTES",
+    "MAX_TRAJECTORY_BYTES",
     "MAX_TRAJECTORY_CHARS",
     "format_trajectory",
     "load_trajectory",
@@ -41,6 +47,9 @@ MAX_TRAJECTORY_CHARS = 200_000
 
 MAX_MEDIA_BYTES = 20_000_000
 """The most image bytes sent, per file and for the whole trajectory."""
+
+MAX_TRAJECTORY_BYTES = 32 << 20
+"""The largest trajectory file read (32 MiB)."""
 
 _MIN_CAP = 40
 _EMPTY = "[trajectory empty]"
@@ -64,10 +73,8 @@ def trajectory_path(workspace: Path, path: str) -> Path:
     Raises:
         ValueError: a relative path that leaves the workspace.
     """
-    if PurePath(path).is_absolute():
-        return Path(path)  # Harbor's own log, written by the harness: read as given
-    try:
-        return inside(workspace, path)
+    try:  # an absolute path outside the workspace is Harbor's own log: read as given
+        return confine(workspace, path, author=True)
     except OutsideWorkspace as exc:
         raise ValueError(f"trajectory path {exc}; use a path inside the workspace") from None
 
@@ -75,20 +82,27 @@ def trajectory_path(workspace: Path, path: str) -> Path:
 def load_trajectory(path: str | Path) -> dict[str, Any]:
     """The trajectory at `path` as a JSON object.
 
+    The file is opened inside its own directory and verified after the open, so a link
+    swapped in for it cannot lead elsewhere.
+
     Raises:
-        ValueError: the file is missing, unreadable, not JSON, not an object, or its
-            `steps` is not a list.
+        ValueError: the file is missing, unreadable, over a cap, not JSON, not an object,
+            or its `steps` is not a list.
     """
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path.parent, path.name, author=False, cap=MAX_TRAJECTORY_BYTES)
     except FileNotFoundError:
         raise ValueError(f"Trajectory not found: '{path}'") from None
+    except (CapExceeded, OutsideWorkspace) as exc:
+        raise ValueError(f"Could not read trajectory '{path}': {exc}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ValueError(f"Could not read trajectory '{path}' ({type(exc).__name__})") from None
     try:
-        data = json.loads(text)
-    except (ValueError, RecursionError) as exc:
+        data = loads_json(text, f"trajectory '{path}'")
+    except CapExceeded as exc:
+        raise ValueError(f"Could not parse trajectory '{path}': {exc}") from None
+    except ValueError as exc:
         raise ValueError(f"Could not parse trajectory '{path}': not valid JSON ({exc})") from None
     if not isinstance(data, dict):
         raise ValueError(
@@ -258,24 +272,30 @@ def _media_block(directory: Path, part: dict[str, Any], budget: list[int]) -> Bl
     if "://" in ref:
         return _media_note(kind, ref, "URLs are not fetched")
     try:
-        target = inside(directory, ref)
+        target = confine(directory, ref, author=False)
     except OutsideWorkspace:
         return _media_note(kind, ref, "outside the trajectory's directory")
     mime = IMAGE_TYPES.get(target.suffix.lower())
     if mime is None:
         return _media_note(kind, ref, f"unsupported image type {target.suffix or '(none)'!r}")
+    cap = min(MAX_MEDIA_BYTES, budget[0])
     try:
-        size = target.stat().st_size
-        if not target.is_file():
+        info = target.stat()
+        if not stat.S_ISREG(info.st_mode):
             return _media_note(kind, ref, "not a regular file")
-        if size > min(MAX_MEDIA_BYTES, budget[0]):
+        if info.st_size > cap:
+            size = info.st_size
             return _media_note(kind, ref, f"too large ({size} bytes; the limit is 20 MB in all)")
-        data = target.read_bytes()
+        data = read_confined(directory, target, author=False, cap=cap)
     except FileNotFoundError:
         return _media_note(kind, ref, "not found")
+    except OutsideWorkspace:  # swapped for a link out after the check above
+        return _media_note(kind, ref, "outside the trajectory's directory")
+    except CapExceeded as exc:  # it grew meanwhile
+        return _media_note(kind, ref, str(exc))
     except OSError as exc:
         return _media_note(kind, ref, f"unreadable ({type(exc).__name__})")
-    budget[0] -= size
+    budget[0] -= len(data)
     url = f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
     return {"type": "image_url", "image_url": {"url": url}}
 

@@ -18,6 +18,9 @@ text equals the annotation |
 | `turn_budget` | `max_turns` | `num_turns` at most `max_turns` |
 | `tool_called` | `name`, `min_count=1` | calls to a tool named `name` |
 | `tool_not_called` | `name` | no call to it |
+
+The last five read run metadata (`exit_code`, `cost_usd`, `num_turns`, `tool_calls`). When the
+case does not record it they raise, so the judge errors instead of passing or failing.
 """
 
 from __future__ import annotations
@@ -79,8 +82,20 @@ def stdout_matches_regex(outputs: Record, pattern: str) -> Verdict:
     return found, f"/{pattern}/ {'found' if found else 'not found'} in stdout"
 
 
+def _recorded(outputs: Record, key: str, source: str) -> Any:
+    """`outputs[key]`, or a LookupError saying where run metadata comes from."""
+    if key not in outputs:
+        raise LookupError(
+            f"{key} is not recorded for this case, so this judge cannot score it. An eval "
+            f"case records it in {source} in its directory; the Harbor bridge reads {source} "
+            f"from the tests directory only (run metadata is never read from the workspace, "
+            f"which the agent writes). Provide {source} there, or remove this judge."
+        )
+    return outputs[key]
+
+
 def exit_code_equals(outputs: Record, code: int = 0) -> Verdict:
-    actual = outputs.get("exit_code")
+    actual = _recorded(outputs, "exit_code", "run_result.json")
     return actual == code, f"exit code {actual!r}, expected {code}"
 
 
@@ -98,23 +113,23 @@ def answer_matches(
 
 
 def cost_budget(outputs: Record, max_usd: float) -> Verdict:
-    cost = outputs.get("cost_usd")
-    if not isinstance(cost, int | float):
-        return False, "cost_usd is not recorded for this case"
+    cost = _recorded(outputs, "cost_usd", "run_result.json")
+    if isinstance(cost, bool) or not isinstance(cost, int | float):
+        return False, f"cost_usd is {cost!r}, not a number"
     return cost <= max_usd, f"cost ${cost:.4f} vs budget ${max_usd:.4f}"
 
 
 def turn_budget(outputs: Record, max_turns: int) -> Verdict:
-    turns = outputs.get("num_turns")
-    if not isinstance(turns, int):
-        return False, "num_turns is not recorded for this case"
+    turns = _recorded(outputs, "num_turns", "run_result.json")
+    if isinstance(turns, bool) or not isinstance(turns, int):
+        return False, f"num_turns is {turns!r}, not an integer"
     return turns <= max_turns, f"{turns} turns vs budget {max_turns}"
 
 
 def _calls(outputs: Record, name: str) -> int:
     return sum(
         1
-        for call in outputs.get("tool_calls") or []
+        for call in _recorded(outputs, "tool_calls", "tool_calls.json")
         if isinstance(call, Mapping) and call.get("name") == name
     )
 

@@ -9,7 +9,6 @@ from typing import Any
 from rewardkit._errors import ConfigError, did_you_mean
 from rewardkit._plan import Leaf
 from rewardkit.compose import check_weights
-from rewardkit.judges import TomlJudge, load_definition
 from rewardkit.sources._reward_toml import parse_scoring
 
 __all__ = ["is_judge_toml", "load_judge"]
@@ -26,6 +25,8 @@ def load_judge(
     path: Path, data: Mapping[str, Any], qualname: str, errors: list[ConfigError]
 ) -> Leaf:
     """Build the leaf of one judge TOML; problems are appended to `errors`."""
+    from rewardkit.judges import TomlJudge, load_definition  # only runs with judge TOMLs
+
     for key in data:
         if key not in _TOP:
             valid = ", ".join(f"[{k}]" for k in _TOP)
