@@ -1,20 +1,14 @@
-"""Confine the paths a criterion reads (see `rewardkit._untrusted.confine`)."""
+"""The warning a criterion gives when its path would leave the workspace."""
 
 from __future__ import annotations
 
 import warnings
-from pathlib import Path, PurePath
 
-from rewardkit._untrusted import OutsideWorkspace, confine
+from rewardkit._untrusted import OutsideWorkspace
 
-__all__ = ["OutsideWorkspace", "confine", "inside", "warn_outside"]
+__all__ = ["warn_outside"]
 
 
 def warn_outside(criterion: str, exc: OutsideWorkspace) -> None:
     """Warn that `criterion` scored 0 because its path left the workspace."""
     warnings.warn(f"{criterion}: {exc}; assigning reward 0", stacklevel=3)
-
-
-def inside(workspace: Path, path: str | PurePath) -> Path:
-    """`confine` for a path the agent controls (an absolute path elsewhere is refused)."""
-    return confine(workspace, path, author=False)
