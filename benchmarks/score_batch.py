@@ -3,7 +3,8 @@
     .venv/bin/python benchmarks/score_batch.py [N]
 
 Five `@reward_function` criteria (format, length, answer, keyword, no-repeat) composed by the
-default mean, on N (default 10,000) samples, with `max_concurrent` 1 and 2.
+default mean, on N (default 10,000) samples, with `max_concurrent` 1 and 2: on threads (no
+deadline, the fast path) and in forked worker processes (`deadline=10`, each sample killable).
 """
 
 from __future__ import annotations
@@ -58,17 +59,18 @@ def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000
     batch = samples(n)
     criteria = [has_answer_tag, not_too_long, correct, shows_steps, no_repeats]
-    for workers in (1, 2):
-        scorer = rk.load(criteria, max_concurrent=workers)
-        scorer.score_batch(batch[:200])  # warm-up
-        start = time.perf_counter()
-        results = scorer.score_batch(batch)
-        elapsed = time.perf_counter() - start
-        valid = sum(r.valid for r in results)
-        print(
-            f"max_concurrent={workers}: {n / elapsed:,.0f} samples/s "
-            f"({elapsed:.2f} s, {valid} valid)"
-        )
+    for deadline in (None, 10):
+        for workers in (1, 2):
+            with rk.load(criteria, max_concurrent=workers, deadline=deadline) as scorer:
+                scorer.score_batch(batch[:200])  # warm-up
+                start = time.perf_counter()
+                results = scorer.score_batch(batch)
+                elapsed = time.perf_counter() - start
+            valid = sum(r.valid for r in results)
+            print(
+                f"deadline={deadline}, max_concurrent={workers}: {n / elapsed:,.0f} samples/s "
+                f"({elapsed:.2f} s, {valid} valid)"
+            )
 
 
 if __name__ == "__main__":

@@ -501,3 +501,110 @@ def test_underscore_names_are_rejected_read_or_written(name: str) -> None:
     for source in (name, f"{name} = 1\n1", f"x = {name}\nx"):
         with pytest.raises(FormulaError, match="names starting with '_'"):
             compile_expression(source)
+
+
+# --- cost: every evaluation is bounded (docs/design/formula.md, "Cost") -----------------
+
+
+@pytest.mark.parametrize(
+    ("source", "fragment"),
+    [
+        ("[[a]] * 3", "a list or tuple inside a list or tuple is not allowed (line 1, col 2)"),
+        ("[[1] * 9999] * 9999 == [[1] * 9999] * 9999", "inside a list or tuple"),
+        ("max([a, (b, c)])", "inside a list or tuple"),
+        ("min([a, [b] + [c]])", "inside a list or tuple"),
+        ("([a] if a else [b], c)", "inside a list or tuple"),
+    ],
+)
+def test_formulas_refuse_nested_list_literals(source: str, fragment: str) -> None:
+    with pytest.raises(FormulaError, match=re.escape(fragment)):
+        compile_expression(source)
+    compile_expression(source, dialect="condition")  # conditions may compare nested data
+
+
+def test_formulas_keep_flat_lists_and_tuples() -> None:
+    env = {"a": 0.25, "b": 0.5, "c": 1.0}
+    assert compile_expression("[max([a, b]), c] == [b, c]").evaluate(env) is True
+    assert compile_expression("(a, b) < (a, c)").evaluate(env) is True
+
+
+@pytest.mark.parametrize(
+    ("source", "env", "expected"),
+    [
+        ("x < y", {"x": [1, 2], "y": [1, 3]}, True),
+        ("x == y", {"x": {"k": [1, "a"]}, "y": {"k": [1, "a"]}}, True),
+        ("x in y", {"x": "b", "y": ["a", "b"]}, True),
+        ("x in y", {"x": [1], "y": [[0], [1]]}, True),
+        ("x not in y", {"x": "zz", "y": "abc"}, True),
+        ("x in y", {"x": "k", "y": {"k": 1}}, True),
+        ("max(x) + min(x)", {"x": "abc"}, "ca"),
+        ("max(x, y)", {"x": [1, 2], "y": [1, 3]}, [1, 3]),
+        ("sum(x) + mean(x)", {"x": [1, 2, 3]}, 8.0),
+        ("y[x]", {"x": "k", "y": {"k": 7}}, 7),
+        ("y.get(x, 0) + y.get(x)", {"x": "k", "y": {"k": 7}}, 14),
+    ],
+)
+def test_metered_operations_compute_what_python_computes(
+    source: str, env: dict[str, object], expected: object
+) -> None:
+    assert compile_expression(source, dialect="condition").evaluate(env) == expected
+
+
+def test_metered_operations_share_the_budget() -> None:
+    env = {"a": 0.5}
+    alone = compile_expression("x = [a] * 9999\nmax(x)")
+    assert alone.evaluate(env) == 0.5  # one metered operation: the whole budget
+    many = compile_expression("x = [a] * 9999\n" + " + ".join(["max(x)"] * 6))
+    with pytest.raises(OverflowError, match=r"max\(\) over values this large would exceed"):
+        many.evaluate(env)  # six share it: 8,333 steps each, and x weighs 10,001
+
+
+@pytest.mark.parametrize(
+    ("source", "env", "fragment"),
+    [
+        ("x = [a] * 9999\ny = [x] * 9999\ny == [x] * 9999", {"a": 1}, "'==' on values"),
+        ("x = [a] * 9999\ny = [x] * 9999\nx in y", {"a": 1}, "'in' on values"),
+        ("x = [a] * 9999\ny = [x] * 9999\nsum(y)", {"a": 1}, "sum() over values"),
+        ("s in t", {"s": "ab", "t": "a" * 1_000_000}, "'in' on values"),
+        ("max(t)", {"t": "a" * 100_000}, "max() over values"),
+        ("t = (s,) * 9999\ny.get(t)", {"s": "a" * 10_000, "y": {}}, "a key this large"),
+        ("t = (s,) * 9999\ny[t]", {"s": "a" * 10_000, "y": {}}, "a key this large"),
+    ],
+)
+def test_work_beyond_the_budget_is_refused_before_it_starts(
+    source: str, env: dict[str, object], fragment: str
+) -> None:
+    compiled = compile_expression(source, dialect="condition")
+    with pytest.raises(OverflowError, match=re.escape(fragment)):
+        compiled.evaluate(env)
+
+
+@pytest.mark.parametrize(
+    ("source", "env"),
+    [
+        ("a * b", {"a": 10**400, "b": 10**400}),
+        ("a // 3", {"a": 1 << 1101}),
+        ("a % 3", {"a": -(1 << 1101)}),
+        ("round(a, -5)", {"a": 1 << 1101}),
+        ("s + s", {"s": "a" * 6000}),
+    ],
+)
+def test_big_operands_are_refused_before_the_work(source: str, env: dict[str, object]) -> None:
+    with pytest.raises(OverflowError):
+        compile_expression(source, dialect="condition").evaluate(env)
+
+
+def test_big_integers_still_work_where_the_work_is_linear() -> None:
+    env = {"a": 1 << 1101, "b": 10**300}
+    assert compile_expression("a * 0 + (a - a) + (a > b) + (round(a) == a)").evaluate(env) == 2
+    assert compile_expression("(b // 7) % 5").evaluate(env) == (10**300 // 7) % 5
+
+
+def test_a_missing_key_is_named_briefly() -> None:
+    compiled = compile_expression("y[x]", dialect="condition")
+    with pytest.raises(KeyError, match=r"'aaaa.*…'"):
+        compiled.evaluate({"x": "a" * 100_000, "y": {}})
+    with pytest.raises(KeyError, match="<a tuple key>"):
+        compiled.evaluate({"x": (1,) * 9999, "y": {}})
+    with pytest.raises(KeyError, match="'k'"):
+        compiled.evaluate({"x": "k", "y": {}})

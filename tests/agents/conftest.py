@@ -29,6 +29,7 @@ def agents(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FakeAgents:
         exe.chmod(0o755)
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}/usr/bin{os.pathsep}/bin")
     monkeypatch.setenv("FAKE_AGENT_DIR", str(ctl))
+    monkeypatch.setenv("REWARDKIT_AGENT_ENV", "FAKE_AGENT_DIR,FAKE_VERSION")  # the fakes' own
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("REWARDKIT_LOG_DIR", str(tmp_path / "logs"))
     monkeypatch.delenv("CODEX_AUTH_JSON", raising=False)

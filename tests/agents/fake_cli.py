@@ -16,7 +16,10 @@ recorded in `$FAKE_AGENT_DIR/calls.jsonl`; what the n-th answering run does is s
   directory (as eval.yaml agent judges are asked to);
 - `{"sleep": 0.3}`: sleep that long before answering.
 
-Each answering run also records `start` and `end` times in `$FAKE_AGENT_DIR/spans.jsonl`.
+Each answering run also records `start` and `end` times in `$FAKE_AGENT_DIR/spans.jsonl`,
+and its whole environment under `environ` in calls.jsonl. The CLIs get only an allow-listed
+environment, so the `agents` fixture lists `FAKE_AGENT_DIR` and `FAKE_VERSION` in
+`REWARDKIT_AGENT_ENV` (as `--judge-env` would).
 """
 
 from __future__ import annotations
@@ -100,6 +103,7 @@ def claude(args: list[str]) -> int:
     prompt = args[args.index("-p") + 1]
     schema = json.loads(args[args.index("--json-schema") + 1])
     entry = {"run": True, "argv": args, "cwd": os.getcwd(), "prompt": prompt, "listing": listing()}
+    entry["environ"] = dict(os.environ)
     if "--mcp-config" in args:
         entry["mcp_config"] = json.loads(Path(args[args.index("--mcp-config") + 1]).read_text())
     n = record(entry)
@@ -156,6 +160,7 @@ def codex(args: list[str]) -> int:
             "env": env,
             "home": files,
             "listing": listing(),
+            "environ": dict(os.environ),
         }
     )
     s = step(n)
@@ -205,7 +210,8 @@ def fx(args: list[str]) -> int:
     profile = home / ".fx"
     files = {p.name: p.read_text() for p in profile.iterdir()} if profile.is_dir() else {}
     entry = {"run": True, "argv": args, "cwd": os.getcwd(), "prompt": prompt, "home": files}
-    n = record({**entry, "env": {k: os.environ.get(k) for k in names}, "listing": listing()})
+    env = {k: os.environ.get(k) for k in names}
+    n = record({**entry, "env": env, "listing": listing(), "environ": dict(os.environ)})
     s = step(n)
     act(s)
     if "exit" in s:

@@ -10,6 +10,7 @@ import pytest
 
 from rewardkit._errors import ConfigError
 from rewardkit.batch import _processes
+from rewardkit.batch._chunks import Loader
 from rewardkit.batch._processes import score_jsonl_processes
 from rewardkit.cli import main
 
@@ -56,7 +57,7 @@ def test_processes_resume(
     monkeypatch.setenv("REWARDKIT_BACKEND", "process")
     assert _score(tests, rollouts, out) == 1
     lines = out.read_text().splitlines()
-    assert len(lines) == 10 + 1 + 18
+    assert len(lines) == 10 + 1 + 18 + 2  # the 18 left, the cut one included, 2 malformed
     out.write_text("\n".join(lines[:10] + lines[11:]) + "\n")
     assert _rows(out) == everything
     capsys.readouterr()
@@ -108,12 +109,11 @@ def test_workers_must_be_at_least_1(job: tuple[Path, Path], tmp_path: Path) -> N
         score_jsonl_processes(tests, rollouts, tmp_path / "o.jsonl", workers=0, on_bad_line=print)
 
 
-def test_a_process_loads_once_and_returns_result_lines(
+def test_a_process_returns_result_rows(
     job: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     tests, _ = job
-    monkeypatch.setattr(_processes, "_scorer", None)
-    _processes._load_once(str(tests), None, 2)  # what each worker's initializer does
+    monkeypatch.setattr(_processes, "_scorer", Loader(str(tests), None, 2).load())
     chunk = [(("a", 1), {"workspace": str(tmp_path / "yes")}), ((7, 2), {"typo": 1})]
     rows = _processes._score(chunk)
     assert rows[0] == {

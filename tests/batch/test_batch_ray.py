@@ -12,6 +12,7 @@ import pytest
 
 from rewardkit._errors import ConfigError
 from rewardkit.batch import _ray
+from rewardkit.batch._chunks import Loader
 from rewardkit.batch._ray import ChunkScorer, score_jsonl_ray
 from rewardkit.cli import main
 
@@ -69,7 +70,7 @@ def test_ray_resumes(
     monkeypatch.setenv("REWARDKIT_BACKEND", "ray")
     assert _score(tests, rollouts, out) == 1
     lines = out.read_text().splitlines()
-    assert len(lines) == 10 + 1 + 18  # the 18 results not done, the cut one included
+    assert len(lines) == 10 + 1 + 18 + 2  # the 18 left, the cut one included, 2 malformed
     assert lines[:11] == [*done, f'{{"id": "{cut}", "li']
     out.write_text("\n".join(lines[:10] + lines[11:]) + "\n")
     assert _rows(out) == everything
@@ -96,7 +97,7 @@ def test_a_worker_that_cannot_load_the_config_is_a_config_error(
 def test_chunk_scorer_returns_result_lines_as_dicts(job: tuple[Path, Path], tmp_path: Path) -> None:
     tests, _ = job
     chunk = [(("a", 1), {"workspace": str(tmp_path / "yes good")}), ((7, 2), {"typo": 1})]
-    rows = ChunkScorer(str(tests), None, 2).score(chunk)
+    rows = ChunkScorer(Loader(str(tests), None, 2)).score(chunk)
     assert rows[0] == {
         "id": "a",
         "line": 1,

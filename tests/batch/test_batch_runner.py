@@ -1,4 +1,4 @@
-"""`rewardkit score`: the JSONL runner's output, resume, malformed lines and config errors."""
+"""`rewardkit score`: the JSONL runner's output, resume, malformed lines, ids, exit codes."""
 
 from __future__ import annotations
 
@@ -42,21 +42,33 @@ def test_scores_every_line_and_reports_malformed_ones(
     )
     out = tmp_path / "out" / "results.jsonl"
     code = main(["score", str(rollouts), "--config", str(QA), "--out", str(out), "--workers", "2"])
-    assert code == 1  # malformed lines were reported; the rest were scored
+    assert code == 1  # malformed lines were reported and recorded; the rest were scored
     err = capsys.readouterr().err
     assert f"{rollouts}:2: not valid JSON" in err
-    assert f"{rollouts}:4: must be a JSON object" in err
+    assert f"{rollouts}:4: must be a JSON object (got list); recorded as invalid" in err
     assert f"{rollouts}:6: 'id' must be a string or an integer" in err
     rows = sorted(_results(out), key=lambda r: int(str(r["line"])))
     assert [(r["id"], r["line"], r["valid"]) for r in rows] == [
         ("c1", 1, True),
+        (2, 2, False),  # malformed: recorded under its line number
+        (4, 4, False),
         ("c2", 5, True),
+        (6, 6, False),
         (7, 7, False),  # no id: the line number is the id
     ]
     assert set(rows[0]) == {"id", "line", "reward", "valid", "judges"}
     assert rows[0]["judges"] == {"answered": 1.0, "correct": 1.0, "shows_work": 5.0, "concise": 1.0}
-    assert rows[2]["reward"] is None
-    assert "typo" in str(rows[2]["error"])
+    assert rows[1] == {
+        "id": 2,
+        "line": 2,
+        "reward": None,
+        "valid": False,
+        "judges": {},
+        "error": rows[1]["error"],
+    }
+    assert str(rows[1]["error"]).startswith("not valid JSON")
+    assert rows[5]["reward"] is None
+    assert "typo" in str(rows[5]["error"])
 
 
 def test_resume_skips_ids_already_in_the_results(
@@ -130,8 +142,110 @@ def test_progress_bar_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
 
     seen: list[object] = []
     rollouts = _rollouts(tmp_path / "r.jsonl", [_case(1), _case(2)])
-    with score._progress(rollouts, tmp_path / "o.jsonl", enabled=True) as advance:
+    with score._progress(rollouts, tmp_path / "o.jsonl", 1 << 20, enabled=True) as advance:
         assert advance is not None
-        advance(None)
+        advance({})
         seen.append(advance)
     assert seen
+
+
+def _argv(rollouts: Path, out: Path, *extra: str) -> list[str]:
+    return ["score", str(rollouts), "--config", str(QA), "--out", str(out), *extra]
+
+
+def test_malformed_lines_are_recorded_once_and_reported_on_every_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rollouts = _rollouts(tmp_path / "r.jsonl", [_case(1), "[" * 100_000, _case(2)])
+    out = tmp_path / "o.jsonl"
+    assert main(_argv(rollouts, out)) == 1
+    assert main(_argv(rollouts, out)) == 1
+    captured = capsys.readouterr()
+    assert captured.err.count(f"{rollouts}:2: the line is nested deeper than 100 levels") == 2
+    assert "0 scored, 0 invalid, 2 already done, 1 malformed" in captured.out
+    assert sorted(str(r["id"]) for r in _results(out)) == ["2", "c1", "c2"]
+
+
+def test_a_line_over_max_line_mib_is_recorded_and_the_rest_scored(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    big = json.dumps({"completion": "x" * (1 << 20)})
+    rollouts = _rollouts(tmp_path / "r.jsonl", [_case(1), big, _case(2)])
+    out = tmp_path / "o.jsonl"
+    assert main(_argv(rollouts, out, "--max-line-mib", "1")) == 1
+    assert "r.jsonl:2: the line is longer than 1,048,576 bytes" in capsys.readouterr().err
+    rows = {r["id"]: r["valid"] for r in _results(out)}
+    assert rows == {"c1": True, 2: False, "c2": True}
+
+
+@pytest.mark.parametrize(
+    ("lines", "message"),
+    [
+        (["{}", '{"id": "a"}', "{}", '{"id": "a"}'], 'id "a" is on lines 2 and 4.'),
+        (['{"id": 2}', "{}"], "id 2 is on lines 1 and 2."),  # line 2's id is its number
+        (['{"id": 2}', "{not json"], "id 2 is on lines 1 and 2."),
+    ],
+)
+def test_duplicate_ids_exit_2_before_anything_is_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], lines: list[str], message: str
+) -> None:
+    rollouts = _rollouts(tmp_path / "r.jsonl", lines)
+    out = tmp_path / "o.jsonl"
+    assert main(_argv(rollouts, out)) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        f"rewardkit score: error: {rollouts}: {message} Give every rollout a unique 'id' "
+        "(a line without one has its line number as id).\n"
+    )
+    assert not out.exists()
+
+
+def test_every_rollout_invalid_exits_3_with_a_summary(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rollouts = _rollouts(tmp_path / "r.jsonl", ['{"typo": 1}', "[1]"])
+    out = tmp_path / "o.jsonl"
+    assert main(_argv(rollouts, out)) == 3
+    captured = capsys.readouterr()
+    assert "0 scored, 1 invalid, 0 already done, 1 malformed" in captured.out
+    assert (
+        "rewardkit score: error: not one rollout has a valid reward (e.g. line 1: " in captured.err
+    )
+    assert f"Check that --config fits these rollouts; each line's error is in {out}." in (
+        captured.err
+    )
+    assert main(_argv(rollouts, out)) == 3  # resumed: still nothing valid
+    _rollouts(rollouts, ['{"typo": 1}', "[1]", _case(1)])
+    assert main(_argv(rollouts, out)) == 1  # one valid now; a line is still malformed
+    capsys.readouterr()
+    assert main(_argv(rollouts, out)) == 1  # resumed: the valid one counts
+    assert "0 scored, 0 invalid, 2 already done, 1 malformed" in capsys.readouterr().out
+    one = _rollouts(tmp_path / "one.jsonl", ['{"typo": 1}'])
+    assert main(_argv(one, tmp_path / "one-out.jsonl")) == 3
+    assert main(_argv(one, tmp_path / "one-out.jsonl")) == 3  # all done, none valid
+    assert "error: not one rollout has a valid reward. Check" in capsys.readouterr().err
+    assert main(_argv(_rollouts(tmp_path / "empty.jsonl", []), tmp_path / "e.jsonl")) == 0
+
+
+@pytest.mark.parametrize(
+    ("flag", "value"),
+    [("--deadline", "0"), ("--deadline", "-1"), ("--memory-mib", "0"), ("--max-line-mib", "x")],
+)
+def test_bad_limits_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flag: str, value: str
+) -> None:
+    rollouts = _rollouts(tmp_path / "r.jsonl", [_case(1)])
+    with pytest.raises(SystemExit) as exited:
+        main(_argv(rollouts, tmp_path / "o.jsonl", flag, value))
+    assert exited.value.code == 2
+    assert f"argument {flag}:" in capsys.readouterr().err
+
+
+def test_limits_from_the_environment_are_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("REWARDKIT_DEADLINE", "-5")
+    rollouts = _rollouts(tmp_path / "r.jsonl", [_case(1)])
+    with pytest.raises(SystemExit):
+        main(_argv(rollouts, tmp_path / "o.jsonl"))
+    assert "argument --deadline: must be above 0 (got -5)" in capsys.readouterr().err

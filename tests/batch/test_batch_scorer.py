@@ -238,3 +238,25 @@ def test_bad_sources(source: Any, kwargs: dict[str, Any], match: str) -> None:
 def test_repr_names_the_kind() -> None:
     assert repr(rk.load(exact)).startswith("Scorer(Functions")
     assert isinstance(rk.load(exact), Scorer)
+
+
+def test_a_reward_calling_sys_exit_is_an_invalid_sample() -> None:
+    @rk.reward_function
+    def leaves(messages: Any, **kwargs: Any) -> float:
+        raise SystemExit(4)
+
+    result = rk.load([leaves]).score({"completion": "x"})
+    assert (result.reward, result.error) == (None, "SystemExit: 4")
+
+
+def test_an_input_that_fails_while_read_ends_the_stream_with_its_error() -> None:
+    def items() -> Any:
+        yield 0, {"completion": "x"}
+        raise OSError("disk gone")
+
+    async def drain() -> None:
+        async for _ in rk.load([exact]).stream(items()):
+            pass
+
+    with pytest.raises(OSError, match="disk gone"):
+        asyncio.run(asyncio.wait_for(drain(), 10))  # an error, never a hang

@@ -75,9 +75,9 @@ def _sparse(path: Path) -> None:
 def _nested_dirs(ws: Path, depth: int = 2_000) -> None:
     import os
 
-    here = str(ws)
-    os.mkdir(os.path.join(here, "d"))
-    os.chdir(os.path.join(here, "d"))  # relative mkdirs: the full path would pass PATH_MAX
+    here = os.getcwd()
+    os.mkdir(ws / "d")
+    os.chdir(ws / "d")  # relative mkdirs: the full path would pass PATH_MAX
     try:
         for _ in range(depth):
             os.mkdir("d")

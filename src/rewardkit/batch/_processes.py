@@ -1,26 +1,38 @@
 """`rewardkit score --backend process`: the JSONL runner with samples scored in processes.
 
 For CPU-bound programmatic rewards, which threads cannot speed up (they share the GIL). As
-with Ray, the driver keeps resume, malformed-line reports and the progress bar through
+with Ray, the driver keeps resume, line checks, reports and the progress bar through
 `run_jsonl`; `workers` processes (spawned, so safe next to threads) each `load()` the config
-once and score chunks of samples, returning the result lines as plain dicts. At most two
-chunks per process are in flight, so a long input is never held in memory.
+once and score chunks of samples, returning the result rows as plain dicts. At most two
+chunks per process are in flight, so a long input is never held in memory. The processes die
+with the driver, even on SIGKILL, and end what they started first (see `_lifeline`).
 """
 
 from __future__ import annotations
 
 import multiprocessing
-from collections.abc import Callable, Iterator
+import os
+import signal
+from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from itertools import chain
 from pathlib import Path
-from typing import IO
+from typing import NoReturn
 
 from rewardkit._errors import ConfigError
-from rewardkit.batch._chunks import CHUNK_SIZE, Chunk, Row, chunks, score_chunk, write_rows
-from rewardkit.batch._runner import BadLine, Items, RunCounts, run_jsonl
-from rewardkit.batch._scorer import Scorer, load
+from rewardkit.batch._chunks import CHUNK_SIZE, Chunk, Loader, chunks, score_chunk
+from rewardkit.batch._runner import (
+    MAX_LINE_BYTES,
+    BadLine,
+    Emit,
+    Items,
+    Row,
+    RunCounts,
+    run_jsonl,
+)
+from rewardkit.batch._scorer import MEMORY_MIB, Scorer
+from rewardkit.engine._lifeline import adopt_orphans, die_with_parent, end_children, watch_parent
 
 __all__ = ["score_jsonl_processes"]
 
@@ -36,21 +48,25 @@ def score_jsonl_processes(
     workers: int,
     deadline: float | None = None,
     max_concurrent: int = 8,
+    memory_mib: int = MEMORY_MIB,
     chunk_size: int = CHUNK_SIZE,
     on_bad_line: BadLine,
-    on_result: Callable[[Row], None] | None = None,
+    on_result: Emit | None = None,
+    max_line_bytes: int = MAX_LINE_BYTES,
 ) -> RunCounts:
     """`score_jsonl` on `workers` local processes, each scoring `max_concurrent` at once.
 
     The processes start once there is something to score and stop at the end.
 
     Raises:
-        ConfigError: `workers` is below 1, or a process could not load `config` (or died).
+        ConfigError: `workers` is below 1, two rollouts share an id, or a process could not
+            load `config` (or died).
     """
     if workers < 1:
         raise ConfigError(f"--workers must be at least 1 (got {workers})")
+    loader = Loader(str(config.resolve()), deadline, max_concurrent, memory_mib)
 
-    def write(items: Items, sink: IO[str], counts: dict[str, int]) -> None:
+    def write(items: Items, emit: Emit) -> None:
         pending = chunks(items, chunk_size)
         if (first := next(pending, None)) is None:
             return  # nothing left to score (e.g. a finished run resumed): no process starts
@@ -58,16 +74,23 @@ def score_jsonl_processes(
             workers,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=_load_once,
-            initargs=(str(config.resolve()), deadline, max_concurrent),
+            initargs=(loader, os.getpid()),
         )
         try:
-            rows = _scored(pool, 2 * workers, chain([first], pending))
-            write_rows(rows, sink, counts, on_result)
+            for row in _scored(pool, 2 * workers, chain([first], pending)):
+                emit(row)
         finally:
             pool.shutdown(cancel_futures=True)
 
     try:
-        return run_jsonl(write, rollouts, out, on_bad_line=on_bad_line)
+        return run_jsonl(
+            write,
+            rollouts,
+            out,
+            on_bad_line=on_bad_line,
+            on_result=on_result,
+            max_line_bytes=max_line_bytes,
+        )
     except BrokenProcessPool as exc:
         raise ConfigError(
             "a worker process could not load the config, or died (e.g. out of memory). "
@@ -76,9 +99,20 @@ def score_jsonl_processes(
         ) from exc
 
 
-def _load_once(config: str, deadline: float | None, max_concurrent: int) -> None:
+def _load_once(loader: Loader, driver: int) -> None:
+    """A worker's initializer: load the scorer once; die with the driver, and end what the
+    worker started (a judge's own worker process, a command) with it."""
     global _scorer
-    _scorer = load(config, deadline=deadline, max_concurrent=max_concurrent)
+    adopt_orphans()
+    signal.signal(signal.SIGTERM, _orphaned)
+    die_with_parent(driver, signal.SIGTERM)
+    _scorer = loader.load()  # with a deadline, this forks: before any thread of ours starts
+    watch_parent(driver)  # where PR_SET_PDEATHSIG is missing
+
+
+def _orphaned(*_: object) -> NoReturn:
+    end_children()
+    os._exit(1)
 
 
 def _score(chunk: Chunk) -> list[Row]:

@@ -1,6 +1,6 @@
 """`rewardkit score --backend ray`: the JSONL runner with samples scored by Ray actors.
 
-The driver keeps everything the local runner does (resume, malformed-line reports, the
+The driver keeps everything the local runner does (resume, line checks and reports, the
 progress bar, one flushed line per sample) through `run_jsonl`; only the scoring moves. A pool
 of `workers` actors each `load()` the config once and score chunks of samples, returning the
 result lines as plain dicts. At most two chunks per actor are in flight, so a long input is
@@ -10,14 +10,23 @@ never held in memory and no actor waits on the driver.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from itertools import chain
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
 from rewardkit._errors import ConfigError
-from rewardkit.batch._chunks import CHUNK_SIZE, Chunk, Row, chunks, score_chunk, write_rows
-from rewardkit.batch._runner import BadLine, Items, RunCounts, run_jsonl
+from rewardkit.batch._chunks import CHUNK_SIZE, Chunk, Loader, chunks, score_chunk
+from rewardkit.batch._runner import (
+    MAX_LINE_BYTES,
+    BadLine,
+    Emit,
+    Items,
+    Row,
+    RunCounts,
+    run_jsonl,
+)
+from rewardkit.batch._scorer import MEMORY_MIB
 
 if TYPE_CHECKING:
     from rewardkit.batch._scorer import Scorer
@@ -49,10 +58,8 @@ def require_ray() -> Any:
 class ChunkScorer:
     """A Ray actor's body: the config loaded once, then chunks of samples scored on threads."""
 
-    def __init__(self, config: str, deadline: float | None, max_concurrent: int) -> None:
-        from rewardkit.batch._scorer import load
-
-        self.scorer: Scorer = load(config, deadline=deadline, max_concurrent=max_concurrent)
+    def __init__(self, loader: Loader) -> None:
+        self.scorer: Scorer = loader.load()
 
     def score(self, chunk: Chunk) -> list[Row]:
         return score_chunk(self.scorer, chunk)
@@ -66,9 +73,11 @@ def score_jsonl_ray(
     workers: int,
     deadline: float | None = None,
     max_concurrent: int = 8,
+    memory_mib: int = MEMORY_MIB,
     chunk_size: int = CHUNK_SIZE,
     on_bad_line: BadLine,
-    on_result: Callable[[Row], None] | None = None,
+    on_result: Emit | None = None,
+    max_line_bytes: int = MAX_LINE_BYTES,
 ) -> RunCounts:
     """`score_jsonl` on a Ray cluster: `workers` actors, each scoring `max_concurrent` at once.
 
@@ -78,13 +87,16 @@ def score_jsonl_ray(
 
     Raises:
         RayMissing: Ray is not installed.
-        ConfigError: an actor could not load `config` (e.g. the path is missing on its node).
+        ConfigError: two rollouts share an id, or an actor could not load `config` (e.g. the
+            path is missing on its node).
     """
     ray = require_ray()
     started = False
     actors: list[Any] = []
 
-    def write(items: Items, sink: IO[str], counts: dict[str, int]) -> None:
+    loader = Loader(str(config.resolve()), deadline, max_concurrent, memory_mib)
+
+    def write(items: Items, emit: Emit) -> None:
         nonlocal started
         pending = chunks(items, chunk_size)
         if (first := next(pending, None)) is None:
@@ -93,12 +105,19 @@ def score_jsonl_ray(
             ray.init()
             started = True
         remote = ray.remote(ChunkScorer).options(scheduling_strategy="SPREAD")
-        args = (str(config.resolve()), deadline, max_concurrent)
-        actors.extend(remote.remote(*args) for _ in range(workers))
-        write_rows(_scored(ray, actors, chain([first], pending)), sink, counts, on_result)
+        actors.extend(remote.remote(loader) for _ in range(workers))
+        for row in _scored(ray, actors, chain([first], pending)):
+            emit(row)
 
     try:
-        return run_jsonl(write, rollouts, out, on_bad_line=on_bad_line)
+        return run_jsonl(
+            write,
+            rollouts,
+            out,
+            on_bad_line=on_bad_line,
+            on_result=on_result,
+            max_line_bytes=max_line_bytes,
+        )
     except ray.exceptions.RayActorError as exc:
         raise ConfigError(
             f"a Ray worker could not load the config ({exc.__class__.__name__}). "

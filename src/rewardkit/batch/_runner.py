@@ -1,9 +1,11 @@
-"""The JSONL runner behind `rewardkit score`: rollouts in, one result line per sample out.
+"""The JSONL runner behind `rewardkit score`: rollouts in, one result line per rollout out.
 
 Each rollout line is a JSON object of sample fields plus an optional `id` (default: its line
-number). Each result line is `{"id", "line", "reward", "valid", "judges", "error"?}`, written
-and flushed as soon as its sample finishes, so a killed run resumes where it stopped:
-samples whose `id` is already in the results file are skipped.
+number); ids must be unique, which is checked before anything is scored. Each result line is
+`{"id", "line", "reward", "valid", "judges", "error"?}`, written and flushed as soon as its
+sample finishes, so a killed run resumes where it stopped: rollouts whose `id` is already in
+the results file are skipped. A line that cannot be a sample (see `_lines`) is reported and
+written as an invalid result with its line number as id; the rest are scored.
 """
 
 from __future__ import annotations
@@ -13,58 +15,123 @@ import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
+from rewardkit._errors import ConfigError
+from rewardkit._untrusted import loads_json
+from rewardkit.batch._lines import MAX_LINE_MIB, LineError, SampleId, parse_line, read_lines
 from rewardkit.batch._result import SampleResult
 from rewardkit.batch._scorer import Scorer
 
-__all__ = ["RunCounts", "done_ids", "result_line", "result_row", "run_jsonl", "score_jsonl"]
+__all__ = [
+    "MAX_LINE_BYTES",
+    "RunCounts",
+    "check_unique_ids",
+    "done_results",
+    "result_row",
+    "rollouts_left",
+    "run_jsonl",
+    "score_jsonl",
+]
 
+MAX_LINE_BYTES = MAX_LINE_MIB << 20
+Row = dict[str, Any]
+"""One results-file line as a plain dict."""
+Emit = Callable[[Row], None]
+"""Appends one scored row to the results file (and counts it)."""
 BadLine = Callable[[int, str], None]
-"""Called with the line number and the problem of each malformed rollout line."""
-Items = Iterator[tuple[tuple[Any, int], dict[str, Any]]]
+"""Called with the line number and the problem of each rollout line that cannot be scored."""
+Items = Iterator[tuple[tuple[SampleId, int], dict[str, Any]]]
 """`((id, line number), sample fields)` for each rollout left to score."""
-Writer = Callable[[Items, IO[str], dict[str, int]], None]
-"""Scores `Items`, appends their result lines to the sink and counts them (a backend)."""
+Writer = Callable[[Items, Emit], None]
+"""Scores `Items` and emits their result rows (a backend)."""
 
 
-@dataclass(frozen=True)
+@dataclass
 class RunCounts:
-    """What one `score_jsonl` call did."""
+    """What one run did."""
 
-    scored: int
-    invalid: int
-    skipped: int
+    scored: int = 0
+    """Samples scored with a valid reward."""
+    invalid: int = 0
+    """Samples scored without one (a bad field, a judge error, the deadline)."""
+    skipped: int = 0
     """Already in the results file."""
-    malformed: int
+    malformed: int = 0
+    """Lines that cannot be a sample (reported and written as invalid)."""
+    valid_before: int = 0
+    """Skipped rollouts whose earlier result is valid."""
+    example: tuple[int, str] | None = None
+    """The invalid line of this run with the lowest number, and its error."""
+
+    @property
+    def none_valid(self) -> bool:
+        """True when there were rollouts and not one has a valid result."""
+        tried = self.invalid + self.malformed + self.skipped
+        return tried > 0 and self.scored + self.valid_before == 0
+
+    def add(self, row: Row) -> None:
+        """Count one scored row."""
+        if row["valid"]:
+            self.scored += 1
+        else:
+            self.invalid += 1
+            self.note(row)
+
+    def note(self, row: Row) -> None:
+        """Keep `row` as the example if it comes first in the file."""
+        if self.example is None or row["line"] < self.example[0]:
+            self.example = (row["line"], str(row.get("error")))
 
 
-def done_ids(out: Path) -> set[str]:
-    """The ids (as JSON text, so `1` and `"1"` differ) already in the results file."""
+def done_results(out: Path) -> dict[str, bool]:
+    """Each id already in `out` (see `_key`), and whether its result is valid."""
     if not out.is_file():
-        return set()
-    ids = set()
-    with out.open(encoding="utf-8") as lines:
-        for line in lines:
+        return {}
+    done = {}
+    with out.open("rb") as source:
+        for _, raw in read_lines(source, MAX_LINE_BYTES):
             try:
-                ids.add(json.dumps(json.loads(line)["id"]))
+                row = loads_json(raw or b"", "a result line")
+                done[_key(row["id"])] = bool(row["valid"])
             except (ValueError, KeyError, TypeError):
                 continue  # a line cut short by a crash: that sample is scored again
-    return ids
+    return done
 
 
-def result_row(sample_id: Any, line: int, result: SampleResult) -> dict[str, Any]:
+def check_unique_ids(rollouts: Path, cap: int = MAX_LINE_BYTES) -> None:
+    """Refuse a rollouts file where two lines share an id (resume would skip one of them).
+
+    Raises:
+        ConfigError: naming the id and both lines.
+    """
+    first: dict[str, int] = {}
+    for number, raw in _lines(rollouts, cap):
+        try:
+            sample_id: SampleId = parse_line(raw, number, cap)[0]
+        except LineError:
+            sample_id = number  # what it is recorded under
+        key = _key(sample_id)
+        if (seen := first.setdefault(key, number)) != number:
+            raise ConfigError(
+                f"id {key} is on lines {seen} and {number}. Give every rollout a unique 'id' "
+                "(a line without one has its line number as id).",
+                path=rollouts,
+            )
+
+
+def rollouts_left(rollouts: Path, out: Path, cap: int = MAX_LINE_BYTES) -> int:
+    """About how many rollouts are left to score (for a progress bar); nothing is parsed."""
+    return max(sum(1 for _ in _lines(rollouts, cap)) - len(done_results(out)), 0)
+
+
+def result_row(sample_id: SampleId, line: int, result: SampleResult) -> Row:
     """One results-file line as a plain dict (picklable, for remote workers)."""
-    row: dict[str, Any] = {"id": sample_id, "line": line, "reward": result.reward}
+    row: Row = {"id": sample_id, "line": line, "reward": result.reward}
     row |= {"valid": result.valid, "judges": result.judges}
     if result.error is not None:
         row["error"] = result.error
     return row
-
-
-def result_line(sample_id: Any, line: int, result: SampleResult) -> str:
-    """One results-file line (no newline)."""
-    return json.dumps(result_row(sample_id, line, result), ensure_ascii=False)
 
 
 def score_jsonl(
@@ -73,67 +140,101 @@ def score_jsonl(
     out: Path,
     *,
     on_bad_line: BadLine,
-    on_result: Callable[[SampleResult], None] | None = None,
+    on_result: Emit | None = None,
+    max_line_bytes: int = MAX_LINE_BYTES,
 ) -> RunCounts:
-    """Score every rollout of `rollouts` not yet in `out`; append a line per sample to `out`."""
+    """Score every rollout of `rollouts` not yet in `out`; append a line per rollout to `out`."""
 
-    def write(items: Items, sink: IO[str], counts: dict[str, int]) -> None:
-        asyncio.run(_write(scorer, items, sink, counts, on_result))
+    def write(items: Items, emit: Emit) -> None:
+        asyncio.run(_write(scorer, items, emit))
 
-    return run_jsonl(write, rollouts, out, on_bad_line=on_bad_line)
+    return run_jsonl(
+        write,
+        rollouts,
+        out,
+        on_bad_line=on_bad_line,
+        on_result=on_result,
+        max_line_bytes=max_line_bytes,
+    )
 
 
-def run_jsonl(write: Writer, rollouts: Path, out: Path, *, on_bad_line: BadLine) -> RunCounts:
-    """Resume, read and check the rollouts, and let `write` score those left (any backend)."""
-    skip = done_ids(out)
-    counts = {"scored": 0, "invalid": 0, "skipped": 0, "malformed": 0}
+def run_jsonl(
+    write: Writer,
+    rollouts: Path,
+    out: Path,
+    *,
+    on_bad_line: BadLine,
+    on_result: Emit | None = None,
+    max_line_bytes: int = MAX_LINE_BYTES,
+) -> RunCounts:
+    """Check the ids, resume, read the rollouts, and let `write` score those left (any backend).
 
-    def bad(number: int, problem: str) -> None:
-        counts["malformed"] += 1
-        on_bad_line(number, problem)
-
+    Raises:
+        ConfigError: two rollouts share an id (before anything is written).
+    """
+    check_unique_ids(rollouts, max_line_bytes)
+    done = done_results(out)
+    counts = RunCounts()
     out.parent.mkdir(parents=True, exist_ok=True)
     _end_with_newline(out)
-    with rollouts.open(encoding="utf-8") as source, out.open("a", encoding="utf-8") as sink:
-        write(_read(source, skip, bad, counts), sink, counts)
-    return RunCounts(**counts)
+    with out.open("a", encoding="utf-8") as sink:
+
+        def put(row: Row) -> None:
+            sink.write(json.dumps(row, ensure_ascii=False) + "\n")
+            sink.flush()
+            if on_result is not None:
+                on_result(row)
+
+        def emit(row: Row) -> None:
+            counts.add(row)
+            put(row)
+
+        def bad(number: int, problem: str) -> None:
+            row: Row = {"id": number, "line": number, "reward": None, "valid": False}
+            row |= {"judges": {}, "error": problem}
+            counts.malformed += 1
+            counts.note(row)
+            on_bad_line(number, problem)
+            if _key(number) not in done:
+                put(row)
+
+        write(_read(rollouts, max_line_bytes, done, counts, bad), emit)
+    return counts
 
 
-async def _write(
-    scorer: Scorer,
-    items: Items,
-    sink: IO[str],
-    counts: dict[str, int],
-    on_result: Callable[[SampleResult], None] | None,
-) -> None:
+async def _write(scorer: Scorer, items: Items, emit: Emit) -> None:
     async for (sample_id, number), result in scorer.stream(items):
-        sink.write(result_line(sample_id, number, result) + "\n")
-        sink.flush()
-        counts["scored" if result.valid else "invalid"] += 1
-        if on_result is not None:
-            on_result(result)
+        emit(result_row(sample_id, number, result))
 
 
-def _read(source: IO[str], skip: set[str], bad: BadLine, counts: dict[str, int]) -> Items:
-    for number, line in enumerate(source, start=1):
-        if not line.strip():
-            continue
+def _read(
+    rollouts: Path, cap: int, done: dict[str, bool], counts: RunCounts, bad: BadLine
+) -> Items:
+    for number, raw in _lines(rollouts, cap):
         try:
-            data = json.loads(line)
-        except ValueError as exc:
-            bad(number, f"not valid JSON ({exc})")
+            sample_id, data = parse_line(raw, number, cap)
+        except LineError as exc:
+            bad(number, str(exc))
             continue
-        if not isinstance(data, dict):
-            bad(number, f"must be a JSON object (got {type(data).__name__})")
-            continue
-        sample_id = data.pop("id", number)
-        if not isinstance(sample_id, str | int) or isinstance(sample_id, bool):
-            bad(number, f"'id' must be a string or an integer (got {sample_id!r})")
-            continue
-        if json.dumps(sample_id) in skip:
-            counts["skipped"] += 1
+        valid = done.get(_key(sample_id))
+        if valid is not None:
+            counts.skipped += 1
+            counts.valid_before += valid
             continue
         yield (sample_id, number), data
+
+
+def _key(sample_id: object) -> str:
+    """An id as JSON text, so that `1` and `"1"` are two ids."""
+    return json.dumps(sample_id)
+
+
+def _lines(rollouts: Path, cap: int) -> Iterator[tuple[int, bytes | None]]:
+    """The non-blank lines of `rollouts`, streamed (see `read_lines`)."""
+    with rollouts.open("rb") as source:
+        for number, raw in read_lines(source, cap):
+            if raw is None or not raw.isspace():
+                yield number, raw
 
 
 def _end_with_newline(out: Path) -> None:

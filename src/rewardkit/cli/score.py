@@ -5,19 +5,22 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import textwrap
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rewardkit._errors import ConfigError
+from rewardkit.batch._lines import MAX_LINE_MIB
+from rewardkit.batch._scorer import MEMORY_MIB
 
 if TYPE_CHECKING:
-    from rewardkit.batch._runner import RunCounts
+    from rewardkit.batch._runner import Row, RunCounts
 
 __all__ = ["main"]
 
-EXIT_OK, EXIT_MALFORMED, EXIT_CONFIG = 0, 1, 2
+EXIT_OK, EXIT_MALFORMED, EXIT_CONFIG, EXIT_NONE_VALID = 0, 1, 2, 3
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -27,8 +30,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Score each rollout of a JSONL file; append one result line per rollout. "
         "Rollouts whose id is already in the results file are skipped (resume).",
         epilog=f"exit codes: {EXIT_OK} ok (invalid samples included); {EXIT_MALFORMED} some "
-        f"rollout lines were malformed (the rest were scored); {EXIT_CONFIG} bad arguments or "
-        "configuration.",
+        "rollout lines could not be read (each is recorded as invalid; the rest were scored); "
+        f"{EXIT_CONFIG} bad arguments or configuration, or two rollouts share an id; "
+        f"{EXIT_NONE_VALID} not one rollout has a valid reward.",
     )
     parser.add_argument("rollouts", type=Path, help="JSONL: one sample object per line")
     parser.add_argument(
@@ -43,9 +47,24 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--deadline",
-        type=float,
-        default=float(env("REWARDKIT_DEADLINE") or 0) or None,
-        help="seconds per sample before it is invalid (env REWARDKIT_DEADLINE)",
+        type=_positive(float),
+        default=env("REWARDKIT_DEADLINE") or None,  # a string: argparse checks it too
+        help="seconds per sample before it is invalid; each sample then runs in a worker "
+        "process that the deadline kills (env REWARDKIT_DEADLINE)",
+    )
+    parser.add_argument(
+        "--memory-mib",
+        type=_positive(int),
+        default=env("REWARDKIT_MEMORY_MIB", str(MEMORY_MIB)),
+        help="with --deadline, how many MiB a worker process may grow by while scoring "
+        f"(RLIMIT_AS, Linux) (env REWARDKIT_MEMORY_MIB; default {MEMORY_MIB})",
+    )
+    parser.add_argument(
+        "--max-line-mib",
+        type=_positive(int),
+        default=env("REWARDKIT_MAX_LINE_MIB", str(MAX_LINE_MIB)),
+        help="the longest rollout line read; a longer one is recorded as invalid "
+        f"(env REWARDKIT_MAX_LINE_MIB; default {MAX_LINE_MIB})",
     )
     parser.add_argument(
         "--backend",
@@ -65,6 +84,7 @@ def main(argv: list[str]) -> int:
     from rewardkit.batch._runner import score_jsonl
 
     args = build_parser().parse_args(argv)
+    local = args.backend == "local"
     try:
         if not args.rollouts.is_file():
             raise ConfigError("rollouts file not found", path=args.rollouts)
@@ -76,38 +96,78 @@ def main(argv: list[str]) -> int:
             from rewardkit.batch._ray import require_ray
 
             require_ray()
-        # Also with processes or Ray: config errors show here, once, before any worker starts.
-        scorer = load(args.config, deadline=args.deadline, max_concurrent=args.workers)
+        # Also with processes or Ray: config errors show here, once, before any worker starts
+        # (without a deadline, so that no worker process of ours starts here for nothing).
+        scorer = load(
+            args.config,
+            deadline=args.deadline if local else None,
+            max_concurrent=args.workers,
+            memory_mib=args.memory_mib,
+        )
     except ConfigError as exc:
         print(f"rewardkit score: error: {exc}", file=sys.stderr)
         return EXIT_CONFIG
 
     def bad_line(number: int, problem: str) -> None:
-        print(f"{args.rollouts}:{number}: {problem}; skipped", file=sys.stderr)
+        print(f"{args.rollouts}:{number}: {problem}; recorded as invalid", file=sys.stderr)
 
+    cap = args.max_line_mib << 20
     show = not args.no_progress and sys.stderr.isatty()
-    with _progress(args.rollouts, args.out, enabled=show) as advance:
-        if args.backend != "local":
-            try:
+    try:
+        with scorer, _progress(args.rollouts, args.out, cap, enabled=show) as advance:
+            if local:
+                counts = score_jsonl(
+                    scorer,
+                    args.rollouts,
+                    args.out,
+                    on_bad_line=bad_line,
+                    on_result=advance,
+                    max_line_bytes=cap,
+                )
+            else:
                 counts = _score_elsewhere(args, bad_line, advance)
-            except ConfigError as exc:
-                print(f"rewardkit score: error: {exc}", file=sys.stderr)
-                return EXIT_CONFIG
-        else:
-            counts = score_jsonl(
-                scorer, args.rollouts, args.out, on_bad_line=bad_line, on_result=advance
-            )
+    except ConfigError as exc:
+        print(f"rewardkit score: error: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
     print(
         f"{counts.scored} scored, {counts.invalid} invalid, {counts.skipped} already done, "
         f"{counts.malformed} malformed → {args.out}"
     )
+    return _exit_code(counts, args.out)
+
+
+def _exit_code(counts: RunCounts, out: Path) -> int:
+    if counts.none_valid:
+        why = ""
+        if counts.example is not None:
+            line, error = counts.example
+            why = f" (e.g. line {line}: {textwrap.shorten(error, 200)})"
+        print(
+            f"rewardkit score: error: not one rollout has a valid reward{why}. Check that "
+            f"--config fits these rollouts; each line's error is in {out}.",
+            file=sys.stderr,
+        )
+        return EXIT_NONE_VALID
     return EXIT_MALFORMED if counts.malformed else EXIT_OK
+
+
+def _positive(kind: Callable[[str], float]) -> Callable[[str], float]:
+    """An argparse type: a number above 0 (the error names the flag)."""
+
+    def parse(text: str) -> float:
+        value = kind(text)
+        if not value > 0:
+            raise argparse.ArgumentTypeError(f"must be above 0 (got {text})")
+        return value
+
+    parse.__name__ = kind.__name__  # argparse names the type in "invalid float value"
+    return parse
 
 
 def _score_elsewhere(
     args: argparse.Namespace,
     bad_line: Callable[[int, str], None],
-    advance: Callable[[object], None] | None,
+    advance: Callable[[Row], None] | None,
 ) -> RunCounts:
     """Score on worker processes or Ray actors; the driver still reads and writes the files."""
     if args.backend == "process":
@@ -121,15 +181,17 @@ def _score_elsewhere(
         args.out,
         workers=args.workers,
         deadline=args.deadline,
+        memory_mib=args.memory_mib,
         on_bad_line=bad_line,
         on_result=advance,
+        max_line_bytes=args.max_line_mib << 20,
     )
 
 
 @contextmanager
 def _progress(
-    rollouts: Path, out: Path, *, enabled: bool
-) -> Iterator[Callable[[object], None] | None]:
+    rollouts: Path, out: Path, cap: int, *, enabled: bool
+) -> Iterator[Callable[[Row], None] | None]:
     """A rich progress bar with rate and ETA on a terminal; nothing otherwise."""
     if not enabled:
         yield None
@@ -143,11 +205,9 @@ def _progress(
         TimeRemainingColumn,
     )
 
-    from rewardkit.batch._runner import done_ids
+    from rewardkit.batch._runner import rollouts_left
 
-    with rollouts.open(encoding="utf-8") as lines:
-        total = sum(1 for line in lines if line.strip())
-    total = max(total - len(done_ids(out)), 0)  # resumed samples are not scored again
+    total = rollouts_left(rollouts, out, cap)  # resumed samples are not scored again
     columns = (
         TextColumn("scoring"),
         BarColumn(),

@@ -128,6 +128,10 @@ def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     for key, value in args.judge_env:
         os.environ[key] = value
+    if args.judge_env:  # explicit, so agent CLIs get them past their allow-list
+        listed = [n for n in os.environ.get("REWARDKIT_AGENT_ENV", "").split(",") if n]
+        keys = [key for key, _ in args.judge_env if key not in listed]
+        os.environ["REWARDKIT_AGENT_ENV"] = ",".join([*listed, *keys])
     for flag, env in (
         (args.judge, "REWARDKIT_JUDGE"),
         (args.model, "REWARDKIT_MODEL"),

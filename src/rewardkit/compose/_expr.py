@@ -16,23 +16,35 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, NoReturn
 
 from rewardkit._errors import FormulaError, did_you_mean
-from rewardkit.compose._expr_runtime import FUNCTIONS as _FUNCTIONS
+from rewardkit.compose._expr_runtime import (
+    BUDGET,
+    FUNCTIONS,
+    METERED,
+    Share,
+    charge_key,
+    contains,
+    metered_call,
+    metered_compare,
+    short_key,
+)
+from rewardkit.compose._expr_runtime import add as _add
+from rewardkit.compose._expr_runtime import floordiv as _floordiv
 from rewardkit.compose._expr_runtime import mod as _mod
 from rewardkit.compose._expr_runtime import mul as _mul
-from rewardkit.compose._expr_runtime import sized as _sized
 
 __all__ = ["Dialect", "Expression", "compile_expression"]
 
 Dialect = Literal["formula", "condition"]
 Env = Mapping[str, object]
 _Fn = Callable[[Env], Any]  # a compiled node: scope -> value
+_Compare = Callable[[Any, Any], Any]
 
 MAX_NODES = 200  # every node of the parsed module, as `ast.walk` counts them
 MAX_CONSTANT = 1e6  # largest |number| a literal may spell
 MAX_STRING = 10_000  # longest string literal (condition dialect)
 _MAX_SOURCE = 100_000  # characters; keeps the parser itself out of trouble
 _FUNCTIONS_TEXT = "abs, len, max, mean, min, round, sum"
-_COMPARE: dict[type[ast.cmpop], tuple[str, Callable[[Any, Any], Any]]] = {
+_COMPARE: dict[type[ast.cmpop], tuple[str, _Compare]] = {
     ast.Lt: ("<", operator.lt), ast.LtE: ("<=", operator.le),
     ast.Gt: (">", operator.gt), ast.GtE: (">=", operator.ge),
     ast.Eq: ("==", operator.eq), ast.NotEq: ("!=", operator.ne),
@@ -127,6 +139,12 @@ class _Compiler:
         self.allowed = None if names is None else frozenset(names)
         self.free: dict[str, None] = {}  # insertion-ordered set
         self.assigned: set[str] = set()
+        self.share, self.metered = Share(), 0
+
+    def meter(self) -> Share:
+        """Count one more metered operation; all of them share `BUDGET` equally."""
+        self.metered += 1
+        return self.share
 
     def fail(self, message: str, node: ast.AST | None = None, hint: str = "") -> NoReturn:
         line = col = None
@@ -175,7 +193,11 @@ class _Compiler:
             if isinstance(last, ast.Assign):
                 self.fail("the last line must be an expression (the value)", last, "not x = ...")
             self.statement(last)
-        return _program(steps, self.expr(last.value)), list(self.free)
+        run = _program(steps, self.expr(last.value))
+        # no loops: each operation runs at most once per evaluation, so equal shares of the
+        # budget bound the whole evaluation (docs/design/formula.md, "Cost")
+        self.share.steps = BUDGET // max(1, self.metered)
+        return run, list(self.free)
 
     def statement(self, stmt: ast.stmt) -> NoReturn:
         kind = type(stmt).__name__
@@ -288,7 +310,7 @@ class _Compiler:
                 isinstance(o, ast.Constant) and o.value is None for o in operands[i : i + 2]
             ):
                 self.reject(node, f"{symbol!r} with anything but None", "use == or !=")
-            pairs.append(fn)
+            pairs.append(self.comparison(op, symbol, fn, operands[i], operands[i + 1]))
         first, *rest = [self.expr(o) for o in operands]
         if len(pairs) == 1:
             compare, second = pairs[0], rest[0]
@@ -311,17 +333,42 @@ class _Compiler:
 
         return compare_chain
 
+    def comparison(
+        self, op: ast.cmpop, symbol: str, fn: _Compare, left: ast.expr, right: ast.expr
+    ) -> _Compare:
+        """`fn`, metered unless a literal bounds its cost (`is None` always does)."""
+        if isinstance(op, ast.Is | ast.IsNot):
+            return fn
+        if isinstance(op, ast.In | ast.NotIn):
+            if isinstance(right, ast.Constant):  # a search within a literal string
+                return fn
+            share = self.meter()
+            if isinstance(op, ast.In):
+                return lambda a, b: contains(a, b, share.steps)
+            return lambda a, b: not contains(a, b, share.steps)
+        if isinstance(left, ast.Constant) or isinstance(right, ast.Constant):
+            return fn  # stops within the literal, which is at most 10,000 characters
+        return metered_compare(symbol, fn, self.meter())
+
     def visit_IfExp(self, node: ast.IfExp) -> _Fn:
         test, body, orelse = self.expr(node.test), self.expr(node.body), self.expr(node.orelse)
         return lambda s: body(s) if test(s) else orelse(s)
 
     def visit_List(self, node: ast.List) -> _Fn:
-        items = [self.expr(e) for e in node.elts]
+        items = self.items(node)
         return lambda s: [fn(s) for fn in items]
 
     def visit_Tuple(self, node: ast.Tuple) -> _Fn:
-        items = [self.expr(e) for e in node.elts]
+        items = self.items(node)
         return lambda s: tuple([fn(s) for fn in items])
+
+    def items(self, node: ast.List | ast.Tuple) -> list[_Fn]:
+        if self.dialect == "formula":
+            for elt in node.elts:
+                if _builds_sequence(elt):
+                    hint = "a formula works on numbers: e.g. max([a, b]), not max([[a], [b]])"
+                    self.reject(elt, "a list or tuple inside a list or tuple", hint)
+        return [self.expr(e) for e in node.elts]
 
     def visit_Attribute(self, node: ast.Attribute) -> _Fn:
         hint = "only .get(key) calls are allowed"
@@ -340,7 +387,18 @@ class _Compiler:
         if not (isinstance(plain, ast.Constant) or (isinstance(plain, ast.Name) and not negative)):
             self.reject(index, "this index", "index with a constant or a name, e.g. x['key']")
         value, key = self.expr(node.value), self.expr(index)
-        return lambda s: value(s)[key(s)]
+        share = self.meter() if isinstance(plain, ast.Name) else None
+
+        def subscript(s: Env) -> Any:
+            container, k = value(s), key(s)
+            if share is not None:  # a key computed at run time: hashing it is metered
+                charge_key(k, share.steps)
+            try:
+                return container[k]
+            except KeyError:  # keep the message short whatever the key is
+                raise KeyError(short_key(k)) from None
+
+        return subscript
 
     def visit_Call(self, node: ast.Call) -> _Fn:
         if node.keywords:
@@ -352,22 +410,29 @@ class _Compiler:
             receiver, args = self.expr(func.value), [self.expr(a) for a in node.args]
             if not 1 <= len(args) <= 2:
                 self.fail(f".get() takes 1 or 2 arguments ({len(args)} given)", node)
-            return _call(lambda obj, *a: obj.get(*a), [receiver, *args])
+            if isinstance(node.args[0], ast.Constant):
+                return _call(lambda obj, *a: obj.get(*a), [receiver, *args])
+            share = self.meter()  # a key computed at run time: hashing it is metered
+            return _call(
+                lambda obj, k, *a: obj.get(charge_key(k, share.steps), *a), [receiver, *args]
+            )
         if not isinstance(func, ast.Name):
             self.expr(func)  # rejects attributes, lambdas, ... with their own message
             self.reject(func, "calling the result of an expression", "call a function by name")
         self.check_name(func)
         if func.id in self.assigned:
             self.fail(f"{func.id!r} is assigned in this formula, so it cannot be called", func)
-        spec = _FUNCTIONS.get(func.id)
+        spec = FUNCTIONS.get(func.id)
         if spec is None:
-            hint = f"the functions are {_FUNCTIONS_TEXT}.{did_you_mean(func.id, _FUNCTIONS)}"
+            hint = f"the functions are {_FUNCTIONS_TEXT}.{did_you_mean(func.id, FUNCTIONS)}"
             self.reject(func, f"calling {func.id!r}", hint)
         target, low, high = spec
         args = [self.expr(a) for a in node.args]
         if not low <= len(args) <= high:
             takes = f"{low}" if low == high else f"{low} or {high}" if high == 2 else f"{low}+"
             self.fail(f"{func.id}() takes {takes} argument(s) ({len(args)} given)", node)
+        if func.id in METERED:
+            return _metered(func.id, target, args, self.meter())
         return _call(target, args)
 
 
@@ -394,23 +459,53 @@ def _call(target: Callable[..., Any], args: Sequence[_Fn]) -> _Fn:
     return lambda s: target(*[fn(s) for fn in args])
 
 
+def _metered(name: str, plain: Callable[..., Any], args: Sequence[_Fn], share: Share) -> _Fn:
+    target = metered_call(name, plain, share)
+    if len(args) != 2:
+        return _call(target, args)
+    a, b = args
+
+    def call(s: Env) -> Any:
+        # the common `min(a, b)`: with a float first, the one comparison (or addition) it
+        # makes costs O(1) whatever the other argument, so the meter is skipped
+        x = a(s)
+        if x.__class__ is float:
+            return plain(x, b(s))
+        return target(x, b(s))
+
+    return call
+
+
+def _builds_sequence(node: ast.expr) -> bool:
+    """Whether `node` is a list or tuple literal, or an expression that may yield one."""
+    if isinstance(node, ast.List | ast.Tuple):
+        return True
+    if isinstance(node, ast.BinOp):
+        return _builds_sequence(node.left) or _builds_sequence(node.right)
+    if isinstance(node, ast.IfExp):
+        return _builds_sequence(node.body) or _builds_sequence(node.orelse)
+    if isinstance(node, ast.BoolOp):
+        return any(_builds_sequence(v) for v in node.values)
+    return False
+
+
 def _binop(op: type[ast.operator], left: _Fn, right: _Fn) -> _Fn:
-    """The closure for one arithmetic operator; `+ * %` guard against runaway sizes."""
+    """The closure for one arithmetic operator; `+ * // %` guard against runaway sizes."""
     if op is ast.Sub:
         return lambda s: left(s) - right(s)
     if op is ast.Div:
         return lambda s: left(s) / right(s)
     if op is ast.FloorDiv:
-        return lambda s: left(s) // right(s)
+        return lambda s: _floordiv(left(s), right(s))
     if op is ast.Mod:
         return lambda s: _mod(left(s), right(s))
     if op is ast.Mult:
         return lambda s: _mul(left(s), right(s))
 
     def add(s: Env) -> Any:
-        value = left(s) + right(s)
-        if value.__class__ is float:
-            return value
-        return _sized(value)
+        a, b = left(s), right(s)
+        if a.__class__ is float:
+            return a + b
+        return _add(a, b)
 
     return add

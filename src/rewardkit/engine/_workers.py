@@ -14,7 +14,6 @@ deadline like any other hang.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import pickle
 import resource
@@ -26,7 +25,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
-__all__ = ["DEFAULT_MEMORY_MB", "DEFAULT_TIMEOUT", "WorkerFailed", "WorkerLimits", "in_worker"]
+from rewardkit.engine._lifeline import end_session, kill_session, watch_parent
+
+__all__ = [
+    "DEFAULT_MEMORY_MB",
+    "DEFAULT_TIMEOUT",
+    "WorkerFailed",
+    "WorkerLimits",
+    "cap_memory",
+    "in_worker",
+    "run_inline",
+]
 
 T = TypeVar("T")
 
@@ -37,6 +46,8 @@ DEFAULT_MEMORY_MB = 4096
 MAX_RESULT_BYTES = 64 << 20
 """The most a worker may send back."""
 _HEADER = struct.Struct("!Q")
+_inline = False
+"""Set by `run_inline` in a process that is already a disposable worker."""
 _REAP_GRACE = 2.0
 """Seconds a worker that has sent its result gets to exit before it is killed."""
 
@@ -71,6 +82,9 @@ async def in_worker(call: Callable[[], T], limits: WorkerLimits) -> T:
             exited or was killed without sending a result.
         BaseException: whatever `call` raised, re-raised here.
     """
+    if _inline:
+        return call()
+    parent = os.getpid()
     read_fd, write_fd = os.pipe()
     for stream in (sys.stdout, sys.stderr):  # or the child would print the parent's buffer
         stream.flush()
@@ -79,18 +93,18 @@ async def in_worker(call: Callable[[], T], limits: WorkerLimits) -> T:
         pid = os.fork()
     if pid == 0:  # pragma: no cover - the child; its effects are asserted by the tests
         os.close(read_fd)
-        _child(call, write_fd, limits.memory_mb)
+        _child(call, write_fd, limits.memory_mb, parent)
     os.close(write_fd)
     try:
         payload = await asyncio.wait_for(_receive(read_fd), limits.timeout)
     except TimeoutError:
-        _kill_session(pid)
+        kill_session(pid)
         await _reap(pid)
         raise WorkerFailed(
             f"exceeded its {limits.timeout:g} s deadline; its process was killed", "timeout"
         ) from None
     except BaseException:
-        _kill_session(pid)
+        kill_session(pid)
         await _reap(pid)
         raise
     finally:
@@ -106,13 +120,14 @@ async def in_worker(call: Callable[[], T], limits: WorkerLimits) -> T:
     return value  # type: ignore[no-any-return]
 
 
-def _child(call: Callable[[], Any], fd: int, memory_mb: int | None) -> None:
+def _child(call: Callable[[], Any], fd: int, memory_mb: int | None, parent: int) -> None:
     """Run `call` and send its result on `fd`; never returns."""
     try:
         os.setsid()  # one session: the parent ends it, and all it started, at the deadline
         signal.set_wakeup_fd(-1)  # the parent's event loop owns that pipe
+        watch_parent(parent, end_session)
         if memory_mb is not None:
-            _cap_memory(memory_mb << 20)
+            cap_memory(memory_mb)
         with warnings.catch_warnings(record=True) as caught:  # the parent's filters still apply
             try:
                 result: tuple[str, Any] = ("ok", call())
@@ -129,22 +144,34 @@ def _child(call: Callable[[], Any], fd: int, memory_mb: int | None) -> None:
         os._exit(0)
 
 
-def _cap_memory(growth: int) -> None:
-    """Let this process's address space grow by at most `growth` bytes from what it inherited.
+def cap_memory(mib: int) -> None:
+    """Let this process's address space grow by at most `mib` MiB from what it inherited.
 
     Counting from the inherited size keeps the cap meaningful in a parent that maps a lot
-    up front (a Ray worker reserves gigabytes it never touches).
+    up front (a Ray worker reserves gigabytes it never touches). The hard limit is set too,
+    so nothing the process starts can raise it. No-op without `/proc` (macOS does not
+    enforce `RLIMIT_AS` either).
     """
     try:
         with open("/proc/self/statm", "rb") as handle:
             inherited = int(handle.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
     except (OSError, ValueError):
-        inherited = 0
+        return
     _, hard = resource.getrlimit(resource.RLIMIT_AS)
-    cap = inherited + growth
+    cap = inherited + (mib << 20)
     if hard != resource.RLIM_INFINITY:
         cap = min(cap, hard)
-    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+    resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+
+
+def run_inline() -> None:
+    """From now on, run `in_worker` calls in this process.
+
+    For a process that is itself a disposable worker under a deadline (a `Scorer` sample's
+    worker): forking again per judge would only cost time.
+    """
+    global _inline
+    _inline = True
 
 
 def _warning(caught: warnings.WarningMessage) -> tuple[str, type[Warning], str, int]:
@@ -212,7 +239,7 @@ async def _reap(pid: int) -> int:
     try:
         await asyncio.wait_for(_exited(pid), _REAP_GRACE)
     except TimeoutError:
-        _kill_session(pid)
+        kill_session(pid)
     return os.waitpid(pid, 0)[1]
 
 
@@ -249,35 +276,3 @@ def _death(status: int) -> str:
         return f"its process was killed by {name} before returning a result"
     code = os.WEXITSTATUS(status)
     return f"it ended its process (exit code {code}) before returning a result"
-
-
-def _kill_session(sid: int) -> None:
-    """SIGKILL every process of session `sid` (the worker and whatever it started)."""
-    if sid <= 1:
-        return
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(sid, signal.SIGKILL)
-    for pid in _session_members(sid):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, signal.SIGKILL)
-
-
-def _session_members(sid: int) -> list[int]:
-    """Processes in session `sid` (the process groups it made too), read from /proc."""
-    members = []
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return []
-    for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as handle:
-                stat = handle.read()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) > 3 and int(fields[3]) == sid:  # state ppid pgrp session
-            members.append(int(entry))
-    return members

@@ -26,7 +26,6 @@ The shared-workspace guard (`check_shared_workspace`) runs before anything else.
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 import shutil
 import tempfile
@@ -53,6 +52,7 @@ from rewardkit.judges.agents._base import (
     SetupError,
     attempt_log,
     log_dir,
+    prepare_agent,
     redact,
     run_cli,
     save_log,
@@ -154,7 +154,7 @@ class AgentJudge(DefinedJudge):
             )
         if not cwd.is_dir():
             raise SetupError(f"[judge].cwd {d.cwd!r} is not a directory in the workspace {root}.")
-        prepared = self.backend.prepare(d, os.environ, scratch)
+        prepared = prepare_agent(self.backend, d, scratch)  # the environment's allow-list
         if d.version:
             async with limiter if limiter is not None else nullcontext():
                 await self._check_version(exe, prepared, scratch)

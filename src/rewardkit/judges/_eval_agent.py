@@ -13,7 +13,6 @@ retried (3 attempts); a timeout kills the process group and is not. Every failur
 from __future__ import annotations
 
 import asyncio
-import os
 import shutil
 import tempfile
 import time
@@ -39,6 +38,7 @@ from rewardkit.judges.agents import AGENT_BACKENDS, AgentBackend
 from rewardkit.judges.agents._base import (
     SetupError,
     attempt_log,
+    prepare_agent,
     redact,
     run_cli,
     save_log,
@@ -127,9 +127,9 @@ class _Runner:
 
     async def sample(self, record: Mapping[str, Any], tmp: Path, index: int) -> _Sample:
         """Attempts of one sample, each on a fresh staged copy of the case."""
-        d, env = self.definition, dict(os.environ)
-        prepared = self.backend.prepare(d, env, _fresh(tmp / f"prepare-{index}"))
-        env = prepared.env
+        d = self.definition
+        prepared = prepare_agent(self.backend, d, _fresh(tmp / f"prepare-{index}"))
+        env = prepared.env  # the environment's allow-list, never the whole of it
         schema = answer_schema(self.numeric)
         logs: list[str] = []
         error = "no attempt was made"
@@ -141,7 +141,11 @@ class _Runner:
             try:
                 async with self.limiter if self.limiter is not None else nullcontext():
                     result = await run_cli(
-                        inv.argv, cwd=cwd, env=env, timeout=d.timeout, stdin=inv.stdin
+                        inv.argv,
+                        cwd=cwd,
+                        env={**env, **inv.env},
+                        timeout=d.timeout,
+                        stdin=inv.stdin,
                     )
             except OSError as exc:  # not retried: the next attempt would fail the same way
                 return _Sample(None, f"could not start {self.exe}: {exc}", False, tuple(logs))

@@ -8,6 +8,12 @@ process, retrying and scoring are the judge's (`rewardkit.judges._agent`), share
 `run_cli` starts the CLI in its own session and, at the deadline, kills the whole process
 group, then waits briefly for buffered output: a hung agent (or a tool it started) never
 outlives its timeout.
+
+`prepare_agent` is the one place that decides what a CLI's environment holds: the backend's
+`prepare` sees the verifier's environment, and what it returns is reduced to the allow-list
+(`agent_env`): what any CLI needs to run, the backend's own variables, and the names listed
+in `REWARDKIT_AGENT_ENV` (explicit, like `--judge-env`). Nothing else of the verifier's
+environment (cloud credentials, database URLs, ...) reaches the CLI or the tools it runs.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ import re
 import signal
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
@@ -27,14 +33,19 @@ from rewardkit.judges._definition import JudgeDefinition
 from rewardkit.judges._usage import Usage
 
 __all__ = [
+    "AGENT_ENV",
+    "COMMON_ENV",
+    "COMMON_ENV_PREFIXES",
     "AgentBackend",
     "AgentReply",
     "CliResult",
     "Invocation",
     "Prepared",
     "SetupError",
+    "agent_env",
     "attempt_log",
     "log_dir",
+    "prepare_agent",
     "redact",
     "run_cli",
     "save_log",
@@ -44,6 +55,24 @@ DRAIN_SECONDS = 2.0
 """After the kill, how long to wait for output still buffered in the pipes."""
 
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|AUTH", re.IGNORECASE)
+
+COMMON_ENV = frozenset(
+    {
+        # to run at all: find programs, a home, a user, a shell for the tools, a terminal
+        "PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "TMPDIR", "TZ", "LANG", "LANGUAGE",
+        # to reach the provider from behind a proxy or a private certificate authority
+        "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY",
+        "http_proxy", "https_proxy", "no_proxy", "all_proxy",
+        "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE",
+        "NODE_EXTRA_CA_CERTS",
+    }
+)  # fmt: skip
+"""Variables every agent CLI gets from the verifier's environment (when set there)."""
+COMMON_ENV_PREFIXES = ("LC_", "XDG_")
+"""Locale (`LC_ALL`, ...) and base directories (`XDG_CONFIG_HOME`, ...): names, no secrets."""
+AGENT_ENV = "REWARDKIT_AGENT_ENV"
+"""Comma-separated names of more variables to pass to agent CLIs, e.g. `AWS_REGION,AWS_PROFILE`
+for Claude Code on Bedrock. The contract for `--judge-env KEY=VALUE`: list `KEY` here."""
 
 
 class SetupError(Exception):
@@ -105,6 +134,10 @@ class AgentBackend(Protocol):
     """The `[judge].judge` value that selects this backend, e.g. `claude-code`."""
     executable: ClassVar[str]
     """The program looked up on PATH, e.g. `claude`."""
+    env_names: ClassVar[frozenset[str]]
+    """Variables of the verifier's environment this CLI also gets (its key, its settings)."""
+    env_prefixes: ClassVar[tuple[str, ...]]
+    """Prefixes of the variables it also gets, e.g. `("ANTHROPIC_",)`."""
     install_hint: ClassVar[str]
     """How to install the CLI, for the error when it is missing (never done for you)."""
 
@@ -112,6 +145,10 @@ class AgentBackend(Protocol):
         self, definition: JudgeDefinition, env: Mapping[str, str], scratch: Path
     ) -> Prepared:
         """Auth and configuration for one judge run; `scratch` is a private temp directory.
+
+        `env` is the verifier's environment, to read from. The environment returned is
+        then reduced to the allow-list (`agent_env`), so a variable added here must match
+        `env_names` or `env_prefixes`. Call it through `prepare_agent`.
 
         Raises:
             SetupError: when the judge cannot run (the message says how to fix it).
@@ -143,6 +180,41 @@ class AgentBackend(Protocol):
     def native_log(self, session_id: str, prepared: Prepared) -> Path | None:
         """The CLI's own session log for `session_id`, when it can be found."""
         ...
+
+
+def agent_env(backend: AgentBackend, env: Mapping[str, str]) -> dict[str, str]:
+    """`env` reduced to what `backend`'s CLI may see.
+
+    Kept: `COMMON_ENV`, names starting with `COMMON_ENV_PREFIXES`, the backend's
+    `env_names` and `env_prefixes`, and the names listed in `env[REWARDKIT_AGENT_ENV]`.
+    Everything else is dropped: never put a secret in a child process's environment that
+    the child does not need.
+
+    >>> from rewardkit.judges.agents import AGENT_BACKENDS
+    >>> env = {"PATH": "/bin", "OPENAI_API_KEY": "sk-1", "AWS_SECRET_ACCESS_KEY": "s3cr3t"}
+    >>> sorted(agent_env(AGENT_BACKENDS["codex"], env))
+    ['OPENAI_API_KEY', 'PATH']
+    """
+    listed = {name.strip() for name in env.get(AGENT_ENV, "").split(",")}
+    names = COMMON_ENV | backend.env_names | listed
+    prefixes = COMMON_ENV_PREFIXES + backend.env_prefixes
+    return {k: v for k, v in env.items() if k in names or k.startswith(prefixes)}
+
+
+def prepare_agent(
+    backend: AgentBackend,
+    definition: JudgeDefinition,
+    scratch: Path,
+    env: Mapping[str, str] | None = None,
+) -> Prepared:
+    """`backend.prepare` on `env` (default: the verifier's environment), with the
+    environment it returns reduced by `agent_env`: the one way every agent kind is set up.
+
+    Raises:
+        SetupError: when the judge cannot run (the message says how to fix it).
+    """
+    prepared = backend.prepare(definition, os.environ if env is None else env, scratch)
+    return replace(prepared, env=agent_env(backend, prepared.env))
 
 
 async def run_cli(

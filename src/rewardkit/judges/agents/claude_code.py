@@ -44,6 +44,15 @@ class ClaudeCode:
 
     name: ClassVar[str] = "claude-code"
     executable: ClassVar[str] = "claude"
+    env_names: ClassVar[frozenset[str]] = frozenset(
+        {
+            "API_TIMEOUT_MS", "BASH_DEFAULT_TIMEOUT_MS", "BASH_MAX_OUTPUT_LENGTH",
+            "BASH_MAX_TIMEOUT_MS", "DISABLE_AUTOUPDATER", "DISABLE_ERROR_REPORTING",
+            "DISABLE_TELEMETRY", "ENABLE_TOOL_SEARCH", "MAX_THINKING_TOKENS", "MCP_TIMEOUT",
+            "MCP_TOOL_TIMEOUT",
+        }
+    )  # fmt: skip
+    env_prefixes: ClassVar[tuple[str, ...]] = ("ANTHROPIC_", "CLAUDE_")
     install_hint: ClassVar[str] = (
         "Install Claude Code with `npm install -g @anthropic-ai/claude-code` (see "
         "https://docs.anthropic.com/en/docs/claude-code), make sure `claude` is on PATH, and "

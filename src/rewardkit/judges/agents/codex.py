@@ -43,6 +43,8 @@ class Codex:
 
     name: ClassVar[str] = "codex"
     executable: ClassVar[str] = "codex"
+    env_names: ClassVar[frozenset[str]] = frozenset()
+    env_prefixes: ClassVar[tuple[str, ...]] = ("CODEX_", "OPENAI_")
     install_hint: ClassVar[str] = (
         "Install the Codex CLI with `npm install -g @openai/codex` (see "
         "https://github.com/openai/codex) and make sure `codex` is on PATH"

@@ -46,6 +46,8 @@ class Fx:
 
     name: ClassVar[str] = "fx"
     executable: ClassVar[str] = "fx"
+    env_names: ClassVar[frozenset[str]] = frozenset(_AUTH)
+    env_prefixes: ClassVar[tuple[str, ...]] = ("FX_",)
     install_hint: ClassVar[str] = (
         "Install fx with `curl -fsSL https://fx.sh/setup.sh | bash` and make sure `fx` is on PATH"
     )

@@ -1,0 +1,303 @@
+"""Samples in forked processes that a deadline really ends (`Scorer` with a `deadline`).
+
+`ForkedPool` has one *slot* per sample scored at once. A slot is a supervisor process, forked
+from the driver when the pool starts, which forks a worker: both inherit the loaded reward,
+so only the sample and its result cross a pipe. The supervisor hands each sample to its
+worker and waits at most the deadline; a worker that outlives it is killed, and one that
+exits or is killed is reaped. Either way the sample gets an invalid result saying why and the
+next sample a fresh worker. Supervisors run no reward code, so they always answer: a slot is
+free again at the deadline. They also do the forking of replacement workers, being
+single-threaded, where the driver may have threads.
+
+Nothing outlives the driver: a supervisor checks for its parent every 0.1 s and kills its
+worker once the driver is gone; on Linux a worker is also SIGKILLed when its supervisor dies
+(`PR_SET_PDEATHSIG`), and what a killed worker had started (a command, a judge's own worker)
+is re-parented to the supervisor (`PR_SET_CHILD_SUBREAPER`), which ends it too.
+
+A worker's address space may grow by `memory_mib` MiB over its size at fork (`RLIMIT_AS`,
+Linux): relative, because a driver such as a Ray worker or a trainer may already map more
+than any absolute cap. A sample that exhausts memory fails in its worker alone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import queue
+import signal
+import sys
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+from multiprocessing.connection import Connection, Pipe, wait
+from typing import Any, NoReturn
+
+from rewardkit.batch._result import SampleResult
+from rewardkit.engine._lifeline import adopt_orphans, die_with_parent, end_children
+from rewardkit.engine._workers import cap_memory, run_inline
+
+__all__ = ["ForkedPool", "Run"]
+
+Run = Callable[[Any], SampleResult]
+"""Scores one sample, never raising (inherited by the workers)."""
+_POLL_S = 0.1
+"""How often a supervisor checks that the driver is still there."""
+_MAX_REPLY = 256 << 20
+"""The largest pickled result a worker may send back."""
+
+
+class ForkedPool:
+    """`size` slots, each scoring one sample at a time in a worker that the deadline ends."""
+
+    def __init__(self, run: Run, *, size: int, deadline: float, memory_mib: int) -> None:
+        self._spec = (run, deadline, memory_mib)
+        self._slots: list[_Slot] = []
+        self._idle: queue.SimpleQueue[_Slot] = queue.SimpleQueue()
+        self._owner = os.getpid()
+        self._closed = False
+        try:
+            for _ in range(size):
+                self._idle.put(self._fork())
+        except BaseException:  # e.g. out of processes: none of ours may linger
+            self.close()
+            raise
+
+    def score(self, sample: Any) -> SampleResult:
+        """Score `sample` in a free slot (blocking: call it from one of `size` threads)."""
+        if os.getpid() != self._owner:
+            raise RuntimeError("this Scorer was inherited by a forked process; load one there")
+        try:
+            frame = pickle.dumps(sample)
+        except Exception as exc:
+            return _invalid(f"the sample cannot be sent to a worker process ({_describe(exc)})")
+        slot = self._idle.get()
+        try:
+            reply: SampleResult = pickle.loads(slot.ask(frame))
+            return reply
+        except (EOFError, OSError):  # closed meanwhile, or the supervisor killed from outside
+            if self._closed:
+                return _invalid("the scorer was closed while this sample was being scored")
+            self._stop(slot)
+            slot = self._fork()
+            return _invalid("the process supervising this sample's worker died; score it again")
+        finally:
+            self._idle.put(slot)
+
+    def close(self) -> None:
+        """Stop every slot (supervisor and worker); nothing in a forked child of the driver."""
+        self._closed = True
+        while self._slots and os.getpid() == self._owner:
+            self._stop(self._slots[-1])
+
+    def _fork(self) -> _Slot:
+        run, deadline, memory_mib = self._spec
+        inherited = [slot.conn for slot in self._slots]  # so that each sees its driver go
+
+        def supervise(conn: Connection) -> None:
+            _Supervisor(conn, run, deadline, memory_mib).serve()
+
+        slot = _Slot(*fork(supervise, close=inherited))
+        self._slots.append(slot)
+        return slot
+
+    def _stop(self, slot: _Slot) -> None:
+        self._slots.remove(slot)
+        slot.conn.close()
+        _end(slot.pid)
+
+
+@dataclass(frozen=True)
+class _Slot:
+    """The driver's handle on one supervisor."""
+
+    pid: int
+    conn: Connection
+
+    def ask(self, frame: bytes) -> bytes:
+        self.conn.send_bytes(frame)
+        return self.conn.recv_bytes()
+
+
+def fork(
+    child: Callable[[Connection], None], *, close: Iterable[Connection] = ()
+) -> tuple[int, Connection]:
+    """Fork a process that runs `child(its end of a pipe)`, then exits; return its pid and ours.
+
+    The child closes `close` (inherited ends of other pipes) and ignores Ctrl-C, which is the
+    driver's to handle; it never returns into the caller's code.
+    """
+    ours, theirs = Pipe()
+    _flush()  # or the child would print what is buffered again
+    pid = os.fork()
+    if pid:
+        theirs.close()
+        return pid, ours
+    code = 1
+    try:
+        ours.close()
+        for conn in close:
+            conn.close()
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # reap our own children
+        child(theirs)
+        code = 0
+    finally:
+        os._exit(code)
+
+
+@dataclass(frozen=True)
+class _Worker:
+    """A supervisor's handle on its worker."""
+
+    pid: int
+    conn: Connection
+
+    def kill(self) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGKILL)
+
+    def reap(self) -> int:
+        """Wait for the (dying) worker; its exit code, or minus the signal that ended it."""
+        self.conn.close()
+        return os.waitstatus_to_exitcode(os.waitpid(self.pid, 0)[1])
+
+
+class _Supervisor:
+    """Runs in a slot's process: one sample at a time to the worker, under the deadline."""
+
+    def __init__(self, conn: Connection, run: Run, deadline: float, memory_mib: int) -> None:
+        self.conn = conn
+        self.run = run
+        self.deadline = deadline
+        self.memory_mib = memory_mib
+        self.driver = os.getppid()
+        self.worker: _Worker | None = None
+        self.dying: list[_Worker] = []
+
+    def serve(self) -> None:
+        signal.signal(signal.SIGTERM, self._quit)
+        adopt_orphans()  # what a killed worker started becomes ours to end
+        self.worker = self._start()
+        while (frame := self._receive()) is not None:
+            self.conn.send_bytes(self._score(frame))
+        self._quit()
+
+    def _receive(self) -> bytes | None:
+        """The next sample, or None once the driver is gone."""
+        while not wait([self.conn], _POLL_S):
+            if os.getppid() != self.driver:
+                return None
+        try:
+            return self.conn.recv_bytes()
+        except (EOFError, OSError):
+            return None
+
+    def _score(self, frame: bytes) -> bytes:
+        if self.worker is None:
+            self.worker = self._start()
+        worker = self.worker
+        started = time.monotonic()
+        try:
+            worker.conn.send_bytes(frame)
+            while (left := started + self.deadline - time.monotonic()) > 0:
+                if wait([worker.conn], min(left, _POLL_S)):
+                    return worker.conn.recv_bytes(_MAX_REPLY)
+                if os.getppid() != self.driver:
+                    self._quit()
+        except (EOFError, OSError):  # it died, or sent a result over _MAX_REPLY
+            self.worker = None
+            worker.kill()
+            return pickle.dumps(_invalid(_died(worker.reap()), started))
+        self.worker = None
+        worker.kill()
+        self.dying.append(worker)  # reaped before the next fork: answer first
+        return pickle.dumps(_invalid(f"deadline of {self.deadline:g}s exceeded", started))
+
+    def _start(self) -> _Worker:
+        while self.dying:
+            self.dying.pop().reap()
+        end_children()  # what dead workers left running (our only children now)
+        run, memory_mib, me = self.run, self.memory_mib, os.getpid()
+
+        def work(conn: Connection) -> None:
+            _work(conn, run, memory_mib, me)
+
+        return _Worker(*fork(work, close=[self.conn]))
+
+    def _quit(self, *_: object) -> NoReturn:
+        for worker in self.dying + ([self.worker] if self.worker else []):
+            worker.kill()
+            with contextlib.suppress(ChildProcessError):  # a SIGTERM while it was reaped
+                worker.reap()
+        end_children()
+        os._exit(0)
+
+
+def _work(conn: Connection, run: Run, memory_mib: int, supervisor: int) -> None:
+    """A worker's loop: score each sample it is sent, until its supervisor goes."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    die_with_parent(supervisor)
+    cap_memory(memory_mib)
+    run_inline()  # this worker is the judges' sandbox: no process per judge inside it
+    while True:
+        try:
+            frame = conn.recv_bytes()
+        except (EOFError, OSError):
+            return
+        conn.send_bytes(_reply(run, frame, memory_mib))
+        _flush()  # what the reward printed, in order
+
+
+def _reply(run: Run, frame: bytes, memory_mib: int) -> bytes:
+    try:
+        result = run(pickle.loads(frame))
+    except Exception as exc:  # unpickling the sample (e.g. out of memory)
+        result = _invalid(f"the sample could not be received ({_describe(exc)})")
+    if result.error is not None and "MemoryError" in result.error:
+        note = f"a worker may grow by {memory_mib} MiB: raise memory_mib= or --memory-mib"
+        result = replace(result, error=f"{result.error} ({note})")
+    try:
+        return pickle.dumps(result)
+    except Exception as exc:
+        return pickle.dumps(_invalid(f"the result cannot be sent back ({_describe(exc)})"))
+
+
+def _end(pid: int) -> None:
+    """Stop a supervisor (it kills its worker on SIGTERM) and reap it; SIGKILL after 2 s."""
+    try:
+        os.kill(pid, signal.SIGTERM)
+        for _ in range(200):
+            if os.waitpid(pid, os.WNOHANG)[0]:
+                return
+            time.sleep(0.01)
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    except (ProcessLookupError, ChildProcessError):  # reaped by someone else already
+        pass
+
+
+def _flush() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(AttributeError, ValueError):  # None, or closed
+            stream.flush()
+
+
+def _died(code: int) -> str:
+    if code < 0:
+        name = signal.Signals(-code).name
+        hint = " (out of memory?)" if name == "SIGKILL" else ""
+        return f"the worker process was killed by {name} while scoring this sample{hint}"
+    return (
+        f"the worker process exited with code {code} while scoring this sample (the reward "
+        "or a judge ended its process, e.g. with os._exit)"
+    )
+
+
+def _invalid(error: str, started: float | None = None) -> SampleResult:
+    took = 0.0 if started is None else time.monotonic() - started
+    return SampleResult(reward=None, error=error, duration_s=took)
+
+
+def _describe(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"

@@ -1,0 +1,78 @@
+"""Rollout lines, read as the untrusted input they are: streamed, size-capped, parsed under caps.
+
+A line is never read whole past its cap (a 2 GiB line without a newline costs one buffer),
+and a line that cannot be a sample — over the cap, not UTF-8 JSON, nested too deep, too many
+values, not an object, a bad `id` — raises `LineError`, which the runner reports and records.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import IO, Any
+
+from rewardkit._untrusted import MAX_VALUES, CapExceeded, loads_json
+
+__all__ = ["MAX_ID_CHARS", "MAX_LINE_MIB", "LineError", "SampleId", "parse_line", "read_lines"]
+
+MAX_LINE_MIB = 64
+"""The default cap on one rollout line (`--max-line-mib`)."""
+MAX_ID_CHARS = 1_000
+"""The longest `id` accepted: ids are kept in memory for resume and written on every result."""
+SampleId = str | int
+_SKIP_CHUNK = 1 << 20
+
+
+class LineError(ValueError):
+    """Why one rollout line cannot be scored: a sentence, without the line number."""
+
+
+def read_lines(source: IO[bytes], cap: int) -> Iterator[tuple[int, bytes | None]]:
+    """Each line's number and bytes; `None` for a line over `cap` bytes, skipped unread."""
+    number = 0
+    while line := source.readline(cap + 1):
+        number += 1
+        if len(line) > cap and not line.endswith(b"\n"):
+            while (rest := source.readline(_SKIP_CHUNK)) and not rest.endswith(b"\n"):
+                pass
+            yield number, None
+        else:
+            yield number, line
+
+
+def parse_line(raw: bytes | None, number: int, cap: int) -> tuple[SampleId, dict[str, Any]]:
+    """The id (default: `number`) and the sample fields of one line.
+
+    Raises:
+        LineError: the line is over `cap` bytes, not a JSON object, over a cap, or has a bad id.
+    """
+    if raw is None:
+        raise LineError(
+            f"the line is longer than {cap:,} bytes (the cap); raise --max-line-mib, or keep "
+            "large content in the sample's workspace"
+        )
+    commas_and_brackets = raw.count(b",") + raw.count(b"[") + raw.count(b"{")
+    if commas_and_brackets >= MAX_VALUES:  # counted, not parsed: a line of `{},` costs nothing
+        raise LineError(
+            f"the line has {commas_and_brackets:,} commas and brackets, over the cap of "
+            f"{MAX_VALUES:,} values in a sample"
+        )
+    try:
+        data = loads_json(raw, "the line")
+    except CapExceeded as exc:
+        raise LineError(str(exc)) from None
+    except ValueError as exc:  # not JSON, not UTF-8, an integer of over 4,300 digits
+        raise LineError(f"not valid JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise LineError(f"must be a JSON object (got {type(data).__name__})")
+    sample_id = data.pop("id", number)
+    if not isinstance(sample_id, str | int) or isinstance(sample_id, bool):
+        raise LineError(f"'id' must be a string or an integer (got {_short(sample_id)})")
+    if isinstance(sample_id, str) and len(sample_id) > MAX_ID_CHARS:
+        got = f"{len(sample_id):,}"
+        raise LineError(f"'id' must be at most {MAX_ID_CHARS:,} characters (got {got})")
+    return sample_id, data
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:57]}..."

@@ -1,0 +1,120 @@
+"""Worker processes die with the process that started them, and leave nothing behind.
+
+`die_with_parent` and `watch_parent` end a worker when its parent is gone, even SIGKILLed.
+`adopt_orphans` and `end_children` let a process end everything it started, grandchildren
+included, even those that left its session (a command, a judge's own worker);
+`kill_session` ends a worker's whole session from outside.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable
+
+__all__ = [
+    "adopt_orphans",
+    "children",
+    "die_with_parent",
+    "end_children",
+    "end_session",
+    "kill_session",
+    "watch_parent",
+]
+
+_PR_SET_PDEATHSIG = 1
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def die_with_parent(parent: int, signum: int = signal.SIGKILL) -> None:
+    """Get `signum` when the parent dies (Linux `PR_SET_PDEATHSIG`); exit now if it has.
+
+    The kernel ties the signal to the parent *thread* that started this process, so use it
+    only where that thread lives as long as the parent (a main or single-threaded parent).
+    """
+    _prctl(_PR_SET_PDEATHSIG, signum)
+    if os.getppid() != parent:  # it died before the signal was armed
+        os._exit(1)
+
+
+def watch_parent(
+    parent: int, cleanup: Callable[[], None] | None = None, every: float = 0.2
+) -> None:
+    """Within `every` seconds of the parent's death, clean up (by default, end our
+    children) and exit; from a daemon thread."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(every)
+        (cleanup or end_children)()
+        os._exit(1)
+
+    threading.Thread(target=watch, name="rewardkit-watch-parent", daemon=True).start()
+
+
+def adopt_orphans() -> None:
+    """Become the parent of every orphaned descendant (Linux `PR_SET_CHILD_SUBREAPER`)."""
+    _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+
+
+def end_children() -> None:
+    """SIGKILL and reap every child, then those re-parented to us, until none is left.
+
+    After `adopt_orphans`, that is every descendant.
+    """
+    while found := children(os.getpid()):
+        for pid in found:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        for pid in found:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
+
+
+def end_session() -> None:
+    """SIGKILL every other process of our session (we lead it), then ourselves."""
+    kill_session(os.getpid())
+
+
+def kill_session(sid: int) -> None:
+    """SIGKILL every process of session `sid`: a worker and whatever it started."""
+    if sid <= 1:  # never init's session, or ours by accident
+        return
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(sid, signal.SIGKILL)
+    for pid in _processes(field=3, value=sid):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def children(parent: int) -> list[int]:
+    """The processes whose parent is `parent`, zombies included (from /proc; none without)."""
+    return _processes(field=1, value=parent)
+
+
+def _processes(*, field: int, value: int) -> list[int]:
+    """Processes whose /proc stat `field` (after the name: 1 ppid, 2 pgrp, 3 session) is
+    `value`; none without /proc."""
+    found = []
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else ():
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):  # not a process, or it just ended
+            continue
+        if int(fields[field]) == value:
+            found.append(int(entry))
+    return found
+
+
+def _prctl(option: int, value: int) -> None:
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(option, value)
