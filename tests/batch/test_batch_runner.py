@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
 
 from rewardkit.cli import main
 
@@ -22,7 +23,10 @@ def _results(path: Path) -> list[dict[str, object]]:
 
 
 def _case(n: int) -> str:
-    return json.dumps({"id": f"c{n}", "workspace": str(QA / "cases" / f"case-00{n}")})
+    """A rollout of the QA example: its outputs in the workspace, its ground truth in the line."""
+    case = QA / "cases" / f"case-00{n}"
+    truth = yaml.safe_load((case / "annotations.yaml").read_text())
+    return json.dumps({"id": f"c{n}", "workspace": str(case), "ground_truth": truth})
 
 
 def test_scores_every_line_and_reports_malformed_ones(

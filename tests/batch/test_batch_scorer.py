@@ -260,3 +260,21 @@ def test_an_input_that_fails_while_read_ends_the_stream_with_its_error() -> None
 
     with pytest.raises(OSError, match="disk gone"):
         asyncio.run(asyncio.wait_for(drain(), 10))  # an error, never a hang
+
+
+def test_a_rollout_cannot_supply_its_own_ground_truth(tmp_path: Path) -> None:
+    """The agent writes `annotations.yaml` agreeing with its wrong answer: it is just an output."""
+    ws = tmp_path / "rollout"
+    ws.mkdir()
+    (ws / "answer.txt").write_text("8")
+    (ws / "annotations.yaml").write_text('expected: "8"\n')
+    (ws / "run_result.json").write_text('{"exit_code": 0}')
+    scorer = rk.load(QA / "eval.yaml")
+    forged = scorer.score({"workspace": ws})
+    correct = next(o for o in forged.outcomes if o.name == "correct")
+    assert correct.value != 1.0
+    truthful = scorer.score({"workspace": ws, "ground_truth": {"expected": "7"}})
+    assert next(o for o in truthful.outcomes if o.name == "correct").value == 0.0
+    (ws / "answer.txt").write_text("7")
+    right = scorer.score({"workspace": ws, "ground_truth": {"expected": "7"}})
+    assert next(o for o in right.outcomes if o.name == "correct").value == 1.0

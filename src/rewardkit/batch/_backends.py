@@ -116,14 +116,20 @@ class EvalBackend:
 
     @staticmethod
     def record(sample: Sample) -> dict[str, Any]:
-        """The case record judges see: the workspace's files plus the sample's fields."""
-        from rewardkit.sources._cases import case_record
+        """The case record judges see: the workspace's outputs plus the sample's fields.
 
+        A rollout's workspace is the agent's: only its outputs (`files`, `stdout`,
+        `stderr`) are read from it; annotations and inputs come from the sample
+        (`ground_truth`, whose keys become annotations when it is a mapping, and `prompt`),
+        never from files the agent could have written.
+        """
+        from rewardkit.sources._cases import produced
+
+        record: dict[str, Any] = {"case_id": "sample", "inputs": {}, "annotations": {}}
         if sample.workspace is not None:
-            record = case_record(sample.workspace)
+            record |= {"case_path": str(sample.workspace), **produced(sample.workspace)}
         else:
-            record = {"case_id": "sample", "inputs": {}, "annotations": {}, "files": {}}
-            record |= {"stdout": None, "stderr": None}
+            record |= {"files": {}, "stdout": None, "stderr": None}
         if sample.messages is not None or sample.completion is not None:
             record["conversation"] = sample.chat()
         text = sample.text()
@@ -131,8 +137,10 @@ class EvalBackend:
             record["stdout"] = text
         if sample.prompt is not None:
             record["inputs"] = {**record["inputs"], "prompt": sample.prompt}
-        if sample.ground_truth is not None:
-            record["annotations"] = {**record["annotations"], "ground_truth": sample.ground_truth}
+        if sample.ground_truth is not None:  # a mapping's keys are annotations too
+            truth = sample.ground_truth
+            spread = dict(truth) if isinstance(truth, Mapping) else {}
+            record["annotations"] = {**spread, "ground_truth": truth}
         if sample.trajectory is not None:
             record["trajectory"] = sample.trajectory
         record["metadata"] = sample.metadata
