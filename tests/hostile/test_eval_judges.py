@@ -64,3 +64,23 @@ def test_bridge_code_judges_are_contained(tmp_path: Path) -> None:
     assert json.loads(out.read_text()) == {"reward": 1.0}
     details = json.loads(out.with_name("reward-details.json").read_text())
     assert {c["name"]: c["status"] for c in details["reward"]["criteria"]} == EXPECTED
+
+
+def test_an_agent_judges_copy_of_the_case_holds_only_its_own_regular_files(tmp_path: Path) -> None:
+    import os
+
+    from rewardkit.judges._eval_agent import SCORE_FILE, _answer_text, _stage
+
+    case, outside = tmp_path / "case", tmp_path / "outside"
+    for directory in (case, outside):
+        directory.mkdir()
+    (outside / "secret.txt").write_text("SECRET")
+    (case / "answer.txt").write_text("42")
+    (case / "link.txt").symlink_to(outside / "secret.txt")
+    (case / "dir").symlink_to(outside)
+    os.mkfifo(case / "pipe")
+    staged = _stage({"case_path": str(case)}, tmp_path / "staged")
+    assert sorted(p.name for p in staged.rglob("*")) == ["answer.txt", "output"]
+    assert not any(p.is_symlink() for p in staged.rglob("*"))
+    (staged / SCORE_FILE).symlink_to(outside / "secret.txt")  # the judging agent's trick
+    assert _answer_text(staged, "final") == ("final", "final answer")

@@ -22,7 +22,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from rewardkit._errors import UntrustedInputError
 from rewardkit._outcome import Outcome
+from rewardkit._untrusted import read_bytes, read_text, walk_files
 from rewardkit.judges._definition import JudgeDefinition
 from rewardkit.judges._eval import EvalJudge
 from rewardkit.judges._eval_llm import (
@@ -50,6 +52,10 @@ ATTEMPTS = 3
 DEFAULT_TIMEOUT = 300.0
 DEFAULT_TOOLS = ("Read", "Grep", "Glob")
 SCORE_FILE = Path("output") / "score.json"
+SCORE_BYTES = 1 << 20
+"""The most of `output/score.json` read (1 MiB)."""
+STAGE_BYTES = 256 << 20
+"""The most of a case copied for the agent (256 MiB in all)."""
 _TAIL = 300
 
 
@@ -204,12 +210,16 @@ def _definition(
 
 
 def _stage(record: Mapping[str, Any], target: Path) -> Path:
-    """A copy of the case at `target`: its directory, else the record's text `files`."""
+    """A copy of the case at `target`: its directory, else the record's text `files`.
+
+    The case is untrusted: only its regular files are copied (a symlink leading out of it,
+    a FIFO or a device is left out), each read capped and verified, `STAGE_BYTES` in all.
+    """
+    target.mkdir(parents=True)
     case = record.get("case_path")
     if case and Path(case).is_dir():
-        shutil.copytree(case, target, symlinks=True)
+        _copy_case(Path(case), target)
     else:
-        target.mkdir(parents=True)
         root = target.resolve()
         for rel, content in (record.get("files") or {}).items():
             path = (root / str(rel)).resolve()
@@ -221,11 +231,28 @@ def _stage(record: Mapping[str, Any], target: Path) -> Path:
     return target
 
 
+def _copy_case(case: Path, target: Path) -> None:
+    found, _ = walk_files(case)
+    left = STAGE_BYTES
+    for rel in found:
+        try:
+            data = read_bytes(case, rel, author=False, cap=left)
+        except (UntrustedInputError, OSError):
+            continue  # out of the case, not a regular file, or past what is left
+        left -= len(data)
+        path = target / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+
+
 def _answer_text(cwd: Path, reply: str) -> tuple[str | None, str]:
-    """The agent's `output/score.json` when it wrote one, else its final answer."""
-    written = cwd / SCORE_FILE
-    if written.is_file():
-        return written.read_text(encoding="utf-8", errors="replace"), str(SCORE_FILE)
+    """The agent's `output/score.json` when it wrote one (capped), else its final answer."""
+    try:
+        written = read_text(cwd, SCORE_FILE, author=False, cap=SCORE_BYTES, errors="replace")
+    except (UntrustedInputError, OSError):
+        written = None
+    if written is not None:
+        return written, str(SCORE_FILE)
     return (reply, "final answer") if reply.strip() else (None, "")
 
 
