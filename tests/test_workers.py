@@ -91,3 +91,40 @@ def test_the_memory_cap_holds() -> None:
 def test_system_exit_is_reraised_not_fatal_to_the_worker_pool() -> None:
     with pytest.raises(SystemExit):
         run(lambda: exit(3))
+
+
+def test_workers_and_what_they_started_die_with_a_killed_driver(tmp_path: Path) -> None:
+    """`kill -9` of the grading process ends its judges' processes and their commands."""
+    import sys
+
+    pids = tmp_path / "pids"
+    driver = f"""
+import asyncio, os, subprocess, time
+from rewardkit.engine._workers import WorkerLimits, in_worker
+
+def hang():
+    child = subprocess.Popen(["sleep", "1000"], process_group=0)
+    with open({str(pids)!r}, "w") as f:
+        f.write(f"{{os.getpid()}} {{child.pid}}")
+    while True:
+        time.sleep(0.05)
+
+asyncio.run(in_worker(hang, WorkerLimits(timeout=600, memory_mb=None)))
+"""
+    proc = subprocess.Popen([sys.executable, "-c", driver])
+    try:
+        for _ in range(200):
+            if pids.exists() and pids.read_text():
+                break
+            time.sleep(0.05)
+        worker, command = map(int, pids.read_text().split())
+        proc.kill()
+        proc.wait()
+        for _ in range(40):
+            if not _alive(worker) and not _alive(command):
+                break
+            time.sleep(0.05)
+        assert not _alive(worker)
+        assert not _alive(command)
+    finally:
+        proc.kill()

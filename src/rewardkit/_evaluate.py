@@ -19,7 +19,7 @@ from rewardkit._outcome import Outcome
 from rewardkit.compose import JudgeValue, compose_reward, normalize_value
 from rewardkit.engine._leaves import limited
 from rewardkit.engine._threads import in_threads
-from rewardkit.engine._workers import WorkerFailed, WorkerLimits, in_worker
+from rewardkit.engine._workers import WorkerFailed, WorkerLimits, in_worker_sequence
 from rewardkit.judges import EvalJudge
 from rewardkit.outputs.harbor import criterion_detail
 from rewardkit.sources._cases import case_record, given, produced
@@ -69,23 +69,29 @@ def score_records(
 ) -> list[CaseResult]:
     """Run every judge on every case record; an unreadable case errors every judge.
 
-    Code, `check` and `builtin` judges each run in a forked worker process under `worker`'s
-    deadline and memory cap (at most `max_concurrent` at once); LLM judges share one model
+    A case's code, `check` and `builtin` judges run in turn in a forked worker process, each
+    under `worker`'s deadline and memory cap (at most `max_concurrent` cases at once; see
+    `in_worker_sequence`); LLM judges share one model
     client (at most `max_concurrent` calls per model); agent judges run their CLIs (at most
     `max_concurrent` processes at once).
     """
-    calls: list[tuple[int, Callable[[], Awaitable[Outcome]]]] = []
+    calls: list[tuple[list[int], Callable[[], Awaitable[list[Outcome]]]]] = []
     asks: list[tuple[int, EvalJudge, dict[str, Any]]] = []
     slots = 0
     for _, record in cases:
+        coded: list[tuple[int, EvalJudge]] = []
         for judge in suite.judges:
             if isinstance(record, Exception):
-                calls.append((slots, partial(_unreadable, judge.name, record)))
+                calls.append(([slots], partial(_unreadable, judge.name, record)))
             elif judge.kind in ("llm", "agent"):
                 asks.append((slots, judge, record))
             else:
-                calls.append((slots, partial(_in_worker, judge, record, worker, progress)))
+                coded.append((slots, judge))
             slots += 1
+        if coded and not isinstance(record, Exception):
+            judges = [judge for _, judge in coded]
+            run = partial(_in_worker, judges, record, worker, progress)
+            calls.append(([slot for slot, _ in coded], run))
     by_slot = asyncio.run(_run(calls, asks, suite.path.parent, max_concurrent, progress))
     outcomes = [by_slot[slot] for slot in range(slots)]
     width = len(suite.judges)
@@ -100,7 +106,7 @@ def score_records(
 
 
 async def _run(
-    calls: list[tuple[int, Callable[[], Awaitable[Outcome]]]],
+    calls: list[tuple[list[int], Callable[[], Awaitable[list[Outcome]]]]],
     asks: list[tuple[int, EvalJudge, dict[str, Any]]],
     base_dir: Path,
     limit: int,
@@ -127,7 +133,11 @@ async def _run(
             limited([call for _, call in calls], limit),
             asyncio.gather(*(ask(judge, record) for _, judge, record in asks)),
         )
-    by_slot = {slot: outcome for (slot, _), outcome in zip(calls, done, strict=True)}
+    by_slot = {
+        slot: outcome
+        for (slots, _), outcomes in zip(calls, done, strict=True)
+        for slot, outcome in zip(slots, outcomes, strict=True)
+    }
     by_slot.update({slot: outcome for (slot, _, _), outcome in zip(asks, answered, strict=True)})
     return by_slot
 
@@ -169,24 +179,29 @@ def _read_case(case_dir: Path) -> Case:
 
 
 async def _in_worker(
-    judge: EvalJudge,
+    judges: list[EvalJudge],
     record: dict[str, Any],
     worker: WorkerLimits,
     progress: Callable[[int], None] | None,
-) -> Outcome:
-    """One code judge on one case, in a worker process; a hang or a death is its outcome."""
-    try:
-        outcome = await in_worker(partial(judge.evaluate, record), worker)
-    except WorkerFailed as exc:
-        outcome = Outcome(name=judge.name, status=exc.status, error=f"{judge.name}: {exc}")
+) -> list[Outcome]:
+    """A case's code judges, in turn, in a worker process (a fresh one after a judge hangs
+    or ends it): each judge under its own deadline, a failure its own outcome."""
+    calls = [partial(judge.evaluate, record) for judge in judges]
+    outcomes = []
+    for judge, done in zip(judges, await in_worker_sequence(calls, worker), strict=True):
+        try:
+            outcome = done.get()
+        except WorkerFailed as exc:
+            outcome = Outcome(name=judge.name, status=exc.status, error=f"{judge.name}: {exc}")
+        outcomes.append(outcome)
     if progress is not None:
-        progress(1)
-    return outcome
+        progress(len(judges))
+    return outcomes
 
 
-async def _unreadable(name: str, error: Exception) -> Outcome:
+async def _unreadable(name: str, error: Exception) -> list[Outcome]:
     why = str(error) if isinstance(error, RewardKitError) else f"{type(error).__name__}: {error}"
-    return Outcome(name=name, status="error", error=f"case could not be read: {why}")
+    return [Outcome(name=name, status="error", error=f"case could not be read: {why}")]
 
 
 @dataclass(frozen=True)

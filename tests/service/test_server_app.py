@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import re
 import shutil
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from serve_rewards import exact, has_ok_txt, slow
 
 import rewardkit as rk
 from rewardkit.server import create_app
@@ -18,21 +18,10 @@ from rewardkit.server import create_app
 EXAMPLES = Path(__file__).parents[2] / "examples"
 
 
-@rk.reward_function
-def exact(messages: list[dict[str, Any]], ground_truth: Any = None, **kwargs: Any) -> bool:
-    return bool(messages[-1]["content"] == ground_truth)
-
-
-@rk.reward_function
-def slow(messages: list[dict[str, Any]], **kwargs: Any) -> float:
-    if messages[-1]["content"] == "slow":
-        time.sleep(0.5)
-    return 1.0
-
-
-@pytest.fixture
+@pytest.fixture(scope="module")
 def client() -> Iterator[TestClient]:
-    with TestClient(create_app(rk.load([exact, slow]), max_body_bytes=2000, max_batch=3)) as c:
+    scorer = rk.load([exact, slow], max_concurrent=2)
+    with TestClient(create_app(scorer, max_body_bytes=2000, max_batch=3)) as c:
         yield c
 
 
@@ -124,7 +113,10 @@ def test_malformed_json_is_422(client: TestClient) -> None:
 def test_body_over_the_limit_by_content_length_is_413(client: TestClient) -> None:
     response = client.post("/score", json={"completion": "x" * 3000})
     assert response.status_code == 413
-    assert response.json() == {"detail": "request body exceeds the limit of 2000 bytes"}
+    assert response.json() == {
+        "detail": "request body exceeds the limit of 2000 bytes; send a smaller body (split a "
+        "batch), or raise the server's --max-body-bytes"
+    }
 
 
 def test_streamed_body_over_the_limit_is_413(client: TestClient) -> None:
@@ -140,20 +132,98 @@ def test_streamed_body_under_the_limit_is_scored(client: TestClient) -> None:
     assert response.json()["reward"] == 1.0
 
 
-def test_request_deadline_is_504() -> None:
-    with TestClient(create_app(rk.load([slow]), deadline=0.05)) as client:
-        response = client.post("/score", json={"completion": "slow"})
-        assert response.status_code == 504
-        assert response.json() == {"detail": "request deadline of 0.05s exceeded"}
-        batch = client.post("/score/batch", json={"samples": [{"completion": "slow"}]})
+class TestJsonDepth:
+    @pytest.fixture(scope="class")
+    @staticmethod
+    def client() -> Iterator[TestClient]:
+        with TestClient(create_app(rk.load([exact], max_concurrent=1), max_json_depth=5)) as c:
+            yield c
+
+    @pytest.mark.parametrize(
+        "body",
+        [
+            b"[" * 100_000,
+            b"[" * 100_000 + b"]" * 100_000,
+            b'{"a": ' * 100_000,
+            b'{"completion": "4", "metadata": {"a": [[[[]]]]}}',
+        ],
+        ids=["unclosed", "closed", "objects", "one-too-deep"],
+    )
+    def test_deeply_nested_json_is_400(self, client: TestClient, body: bytes) -> None:
+        headers = {"Content-Type": "application/json"}
+        response = client.post("/score", content=body, headers=headers)
+        assert response.status_code == 400
+        assert response.json()["detail"] == (
+            "request body nests arrays and objects deeper than 5 levels; flatten it, or raise "
+            "the server's --max-json-depth"
+        )
+
+    def test_json_as_deep_as_the_limit_is_scored(self, client: TestClient) -> None:
+        sample = {"completion": "4", "ground_truth": "4", "metadata": {"a": [[[]]]}}
+        body = client.post("/score", json=sample).json()
+        assert (body["reward"], body["metadata"]) == (1.0, {"a": [[[]]]})
+
+
+def _scored_within(client: TestClient, tries: int) -> None:
+    """Send a normal sample until it is scored (a cold start may outlast the deadline)."""
+    for _ in range(tries):
+        if client.post("/score", json={"completion": "x"}).status_code == 200:
+            return
+    raise AssertionError(f"not scored in {tries} tries")
+
+
+def test_request_deadline_is_504_and_frees_the_slot() -> None:
+    with TestClient(create_app(rk.load([slow], max_concurrent=1), deadline=0.4)) as client:
+        _scored_within(client, tries=10)  # a process is up (its start outlives a 504)
+        for sample in ({"completion": "hang"}, {"completion": "slow"}):
+            response = client.post("/score", json=sample)
+            assert response.status_code == 504
+            assert response.json() == {"detail": "request deadline of 0.4s exceeded"}
+        batch = client.post("/score/batch", json={"samples": [{"completion": "hang"}]})
         assert batch.status_code == 504
+        # With threads the hung samples would hold the only slot: every request a 504. Here
+        # the slot is free; a new process starts (slower than 0.4s on a busy machine).
+        _scored_within(client, tries=10)
 
 
-def test_sample_deadline_gives_an_invalid_result_instead() -> None:
-    with TestClient(create_app(rk.load([slow], deadline=0.05))) as client:
-        body = client.post("/score", json={"completion": "slow"}).json()
+@pytest.mark.parametrize("given", ["to create_app", "to load"])
+def test_sample_deadline_gives_an_invalid_result_and_frees_the_slot(given: str) -> None:
+    if given == "to load":
+        app = create_app(rk.load([slow], deadline=0.2, max_concurrent=1))
+    else:
+        app = create_app(rk.load([slow], max_concurrent=1), sample_deadline=0.2)
+    with TestClient(app) as client:
+        body = client.post("/score", json={"completion": "hang"}).json()
+        assert body["valid"] is False
+        assert body["error"] == "deadline of 0.2s exceeded"
+        assert client.post("/score", json={"completion": "x"}).json()["reward"] == 1.0
+
+
+def test_a_crashed_scoring_process_gives_an_invalid_result(client: TestClient) -> None:
+    body = client.post("/score", json={"completion": "crash"}).json()
     assert body["valid"] is False
-    assert body["error"] == "deadline of 0.05s exceeded"
+    assert body["error"].startswith(
+        "the scoring process ended while scoring this sample (exit code 3)"
+    )
+    assert client.post("/score", json={"completion": "4", "ground_truth": "4"}).status_code == 200
+
+
+def test_a_reward_the_scoring_processes_cannot_load_is_503(tmp_path: Path) -> None:
+    config = tmp_path / "eval.yaml"
+    config.write_text("name: t\njudges:\n  - name: fine\n    check: return True\n")
+    app = create_app(rk.load(config))
+    config.write_text("judges: 3\n")  # broken after the server started
+    with TestClient(app) as client:
+        response = client.post("/score", json={"completion": "x"})
+    assert response.status_code == 503
+    assert response.json()["detail"].startswith(
+        "a scoring process could not load the reward: ConfigError: "
+    )
+
+
+def test_functions_that_cannot_be_pickled_are_refused() -> None:
+    with pytest.raises(rk.ConfigError, match="cannot be sent to the scoring processes"):
+        create_app(rk.load({"anon": lambda messages, **kwargs: 1.0}))
 
 
 def test_unknown_route_is_json(client: TestClient) -> None:
@@ -163,9 +233,10 @@ def test_unknown_route_is_json(client: TestClient) -> None:
 
 
 class TestAuth:
-    @pytest.fixture
-    def client(self) -> Iterator[TestClient]:
-        with TestClient(create_app(rk.load([exact]), token="s3cret")) as c:
+    @pytest.fixture(scope="class")
+    @staticmethod
+    def client() -> Iterator[TestClient]:
+        with TestClient(create_app(rk.load([exact], max_concurrent=1), token="s3cret")) as c:
             yield c
 
     def test_missing_token_is_401(self, client: TestClient) -> None:
@@ -188,8 +259,74 @@ class TestAuth:
 
     def test_healthz_and_schema_need_no_token(self, client: TestClient) -> None:
         assert client.get("/healthz").status_code == 200
+        assert client.get("/docs").status_code == 200
         schema = client.get("/openapi.json").json()
         assert "bearer" in schema["components"]["securitySchemes"]
+
+    def test_unknown_paths_need_the_token_too(self, client: TestClient) -> None:
+        assert client.get("/nope").status_code == 401
+
+    @pytest.mark.parametrize("token", ["", "  "])
+    def test_an_empty_token_is_refused(self, token: str) -> None:
+        with pytest.raises(rk.ConfigError, match="token is empty; pass a non-empty secret"):
+            create_app(rk.load([exact]), token=token)
+
+
+class TestWorkspaceRoot:
+    @pytest.fixture(scope="class")
+    @staticmethod
+    def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+        root = tmp_path_factory.mktemp("runs")
+        (root / "0001").mkdir()
+        (root / "0001" / "ok.txt").write_text("yes")
+        (root / "escape").symlink_to(root.parent)
+        return root
+
+    @pytest.fixture(scope="class")
+    @staticmethod
+    def client(root: Path) -> Iterator[TestClient]:
+        scorer = rk.load([has_ok_txt], max_concurrent=1)
+        with TestClient(create_app(scorer, workspace_root=root)) as c:
+            yield c
+
+    @pytest.mark.parametrize("workspace", ["0001", "./0001/", "0001/../0001"])
+    def test_relative_workspaces_are_taken_from_the_root(
+        self, client: TestClient, workspace: str
+    ) -> None:
+        response = client.post("/score", json={"completion": "x", "workspace": workspace})
+        assert response.json()["reward"] == 1.0
+
+    def test_absolute_workspaces_inside_the_root_are_scored(
+        self, client: TestClient, root: Path
+    ) -> None:
+        sample = {"completion": "x", "workspace": str(root / "0001")}
+        assert client.post("/score", json=sample).json()["reward"] == 1.0
+
+    @pytest.mark.parametrize("workspace", ["/etc", "..", "0001/../..", "escape", "escape/../0001"])
+    def test_workspaces_outside_are_400(
+        self, client: TestClient, root: Path, workspace: str
+    ) -> None:
+        response = client.post("/score", json={"completion": "x", "workspace": workspace})
+        assert response.status_code == 400
+        assert response.json()["detail"] == (
+            f"body.workspace: {workspace!r} resolves outside the workspace root "
+            f"{str(root.resolve())!r}; send a directory inside it (the server's --workspace-root)"
+        )
+
+    def test_a_batch_names_the_sample(self, client: TestClient) -> None:
+        samples = [{"completion": "x", "workspace": w} for w in ("0001", "/", "0001")]
+        response = client.post("/score/batch", json={"samples": samples})
+        assert response.status_code == 400
+        assert response.json()["detail"].startswith("body.samples.1.workspace: '/' resolves")
+
+    def test_a_nul_byte_is_400(self, client: TestClient) -> None:
+        response = client.post("/score", json={"completion": "x", "workspace": "a\u0000b"})
+        assert response.status_code == 400
+        assert response.json()["detail"].startswith("body.workspace: not a usable path (")
+
+    def test_the_root_must_be_a_directory(self, tmp_path: Path) -> None:
+        with pytest.raises(rk.ConfigError, match="workspace_root is not a directory"):
+            create_app(rk.load([exact]), workspace_root=tmp_path / "nope")
 
 
 class TestValidate:
@@ -253,7 +390,10 @@ def test_openapi_schema_lists_the_endpoints(client: TestClient) -> None:
     [
         ({"max_body_bytes": 0}, "max_body_bytes must be at least 1 (got 0)"),
         ({"max_batch": 0}, "max_batch must be at least 1 (got 0)"),
+        ({"max_json_depth": 0}, "max_json_depth must be at least 1 (got 0)"),
         ({"deadline": -1}, "deadline must be a positive number of seconds (got -1)"),
+        ({"body_timeout": 0}, "body_timeout must be a positive number of seconds (got 0)"),
+        ({"sample_deadline": 0}, "sample_deadline must be a positive number of seconds (got 0)"),
     ],
 )
 def test_bad_limits_raise_config_error(kwargs: dict[str, Any], message: str) -> None:

@@ -38,15 +38,65 @@ def test_options_reach_uvicorn(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: dict[str, Any] = {}
     monkeypatch.setattr(uvicorn, "run", lambda app, **kw: seen.update(app=app, **kw))
     monkeypatch.setenv("REWARDKIT_SERVER_TOKEN", "from-env")
+    monkeypatch.setenv("REWARDKIT_SERVER_BODY_TIMEOUT", "2.5")
     argv = ["serve", "--config", str(QA), "--port", "9001", "--max-concurrent", "2"]
-    assert main(argv) == 0
+    assert main([*argv, "--max-json-depth", "7"]) == 0
     assert (seen["host"], seen["port"]) == ("127.0.0.1", 9001)
-    assert seen["app"].title == "rewardkit"
+    app = seen["app"]
+    assert app.title == "rewardkit"
+    assert app.state.max_json_depth == 7
+    (guard,) = app.user_middleware
+    assert (guard.kwargs["token"], guard.kwargs["timeout"]) == ("from-env", 2.5)
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "::", "10.1.2.3", "example.org"])
+def test_a_public_host_needs_a_workspace_root(
+    host: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: pytest.fail("must not start"))
+    assert main(["serve", "--config", str(QA), "--host", host, "--token", "t"]) == 2
+    assert capsys.readouterr().err == (
+        f"rewardkit serve: error: --workspace-root is required with --host {host} (not "
+        "loopback); pass the directory that holds the samples' workspaces, e.g. "
+        "--workspace-root /data/runs\n"
+    )
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.2", "localhost", "::1"])
+def test_loopback_needs_no_workspace_root(host: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: None)
+    assert main(["serve", "--config", str(QA), "--host", host]) == 0
+
+
+def test_a_missing_workspace_root_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["serve", "--config", str(QA), "--workspace-root", str(tmp_path / "nope")]
+    assert main(argv) == 2
+    assert "workspace_root is not a directory; pass an existing one" in capsys.readouterr().err
 
 
 def test_public_host_without_token_warns(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setattr(uvicorn, "run", lambda app, **kw: None)
-    assert main(["serve", "--config", str(QA), "--host", "0.0.0.0"]) == 0
+    argv = ["serve", "--config", str(QA), "--host", "0.0.0.0", "--workspace-root", str(tmp_path)]
+    assert main(argv) == 0
     assert "without --token" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("how", ["flag", "env"])
+def test_an_empty_token_exits_2(
+    how: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: pytest.fail("must not start"))
+    argv = ["serve", "--config", str(QA)]
+    if how == "env":
+        monkeypatch.setenv("REWARDKIT_SERVER_TOKEN", "")
+    else:
+        argv += ["--token", ""]
+    assert main(argv) == 2
+    assert capsys.readouterr().err == (
+        "rewardkit serve: error: --token is empty (an unset $TOKEN? REWARDKIT_SERVER_TOKEN set "
+        "to ''?); pass a non-empty secret, or leave both out to serve without a token\n"
+    )

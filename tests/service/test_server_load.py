@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 import pytest
 import uvicorn
+from serve_rewards import busy
 
 import rewardkit as rk
 from rewardkit.server import create_app
@@ -18,18 +19,10 @@ from rewardkit.server import create_app
 CLIENTS, REQUESTS = 32, 8
 
 
-@rk.reward_function
-def exact(messages: list[dict[str, Any]], ground_truth: Any = None, **kwargs: Any) -> bool:
-    time.sleep(0.001)  # a little real work, so requests overlap
-    return bool(messages[-1]["content"] == ground_truth)
-
-
 @pytest.fixture(scope="module")
 def base_url() -> Iterator[str]:
-    app = create_app(rk.load([exact], max_concurrent=8), token="t0k")
-    config = uvicorn.Config(
-        app, host="127.0.0.1", port=0, log_level="warning", ws="none", lifespan="off"
-    )
+    app = create_app(rk.load([busy], max_concurrent=4), token="t0k")
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", ws="none")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -94,3 +87,4 @@ def test_limits_and_auth_over_the_wire(base_url: str) -> None:
         response = client.post("/score", json=big, headers={"Authorization": "Bearer t0k"})
         assert response.status_code == 413
         assert "exceeds the limit" in response.json()["detail"]
+        assert response.headers["connection"] == "close"

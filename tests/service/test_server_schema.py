@@ -6,19 +6,14 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
+from serve_rewards import exact
 
 import rewardkit as rk
 from rewardkit.server import create_app
 
 schemathesis = pytest.importorskip("schemathesis")
 
-
-@rk.reward_function
-def exact(messages: list[dict[str, Any]], ground_truth: Any = None, **kwargs: Any) -> bool:
-    return bool(messages[-1]["content"] == ground_truth)
-
-
-APP = create_app(rk.load([exact]), deadline=10)  # default limits: generated bodies fit
+APP = create_app(rk.load([exact], max_concurrent=2), deadline=10)  # generated bodies fit
 # `/validate` loads whatever path it is given (a random one could be `/`): covered by
 # test_server_app.py instead.
 schema = schemathesis.openapi.from_asgi("/openapi.json", APP).exclude(path="/validate")

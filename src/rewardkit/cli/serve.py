@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import os
 import sys
 from pathlib import Path
@@ -16,7 +17,12 @@ INSTALL_HINT = "pip install 'rewardkit[server]'"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from rewardkit.server import DEFAULT_DEADLINE, DEFAULT_MAX_BATCH
+    from rewardkit.server import (
+        DEFAULT_BODY_TIMEOUT,
+        DEFAULT_DEADLINE,
+        DEFAULT_MAX_BATCH,
+        DEFAULT_MAX_JSON_DEPTH,
+    )
     from rewardkit.server import DEFAULT_MAX_BODY_BYTES as DEFAULT_MAX_BODY
 
     env = os.environ.get
@@ -33,7 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--host",
         default=env("REWARDKIT_SERVER_HOST", "127.0.0.1"),
-        help="interface to bind (env REWARDKIT_SERVER_HOST; default 127.0.0.1)",
+        help="interface to bind (env REWARDKIT_SERVER_HOST; default 127.0.0.1); any but "
+        "loopback needs --workspace-root",
     )
     parser.add_argument(
         "--port",
@@ -43,8 +50,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--token",
-        default=env("REWARDKIT_SERVER_TOKEN") or None,
-        help="require 'Authorization: Bearer TOKEN' (env REWARDKIT_SERVER_TOKEN)",
+        default=env("REWARDKIT_SERVER_TOKEN"),
+        help="require 'Authorization: Bearer TOKEN', checked before the body is read "
+        "(env REWARDKIT_SERVER_TOKEN); must not be empty",
+    )
+    parser.add_argument(
+        "--workspace-root",
+        type=Path,
+        default=env("REWARDKIT_SERVER_WORKSPACE_ROOT"),
+        help="every sample's workspace must resolve inside this directory, else 400 "
+        "(env REWARDKIT_SERVER_WORKSPACE_ROOT); required unless --host is loopback",
     )
     parser.add_argument(
         "--max-batch",
@@ -59,6 +74,20 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"request body size, else 413 (default {DEFAULT_MAX_BODY})",
     )
     parser.add_argument(
+        "--body-timeout",
+        type=float,
+        default=float(env("REWARDKIT_SERVER_BODY_TIMEOUT") or DEFAULT_BODY_TIMEOUT),
+        help="seconds to receive a whole request body, else 408 "
+        f"(env REWARDKIT_SERVER_BODY_TIMEOUT; default {DEFAULT_BODY_TIMEOUT:g})",
+    )
+    parser.add_argument(
+        "--max-json-depth",
+        type=int,
+        default=DEFAULT_MAX_JSON_DEPTH,
+        help="arrays and objects nested deeper in a body, else 400 "
+        f"(default {DEFAULT_MAX_JSON_DEPTH})",
+    )
+    parser.add_argument(
         "--validate-root",
         type=Path,
         default=None,
@@ -69,19 +98,21 @@ def build_parser() -> argparse.ArgumentParser:
         "--deadline",
         type=float,
         default=DEFAULT_DEADLINE,
-        help=f"seconds per request, else 504 (default {DEFAULT_DEADLINE:g}; 0: none)",
+        help=f"seconds per request, else 504 and its scoring processes are ended (default "
+        f"{DEFAULT_DEADLINE:g}; 0: none)",
     )
     parser.add_argument(
         "--sample-deadline",
         type=float,
         default=float(env("REWARDKIT_DEADLINE") or 0) or None,
-        help="seconds per sample, else an invalid result (env REWARDKIT_DEADLINE)",
+        help="seconds per sample, else an invalid result and its scoring process is ended "
+        "(env REWARDKIT_DEADLINE)",
     )
     parser.add_argument(
         "--max-concurrent",
         type=int,
         default=int(env("REWARDKIT_WORKERS", "8")),
-        help="samples scored at once (env REWARDKIT_WORKERS; default 8)",
+        help="scoring processes, so samples scored at once (env REWARDKIT_WORKERS; default 8)",
     )
     return parser
 
@@ -103,29 +134,55 @@ def main(argv: list[str]) -> int:
 
     args = build_parser().parse_args(argv)
     try:
+        _check_exposure(args)
         if not args.config.exists():
             raise ConfigError(
                 "config not found. Pass a tests directory or an eval.yaml.", path=args.config
             )
-        scorer = load(
-            args.config, deadline=args.sample_deadline, max_concurrent=args.max_concurrent
-        )
+        scorer = load(args.config, max_concurrent=args.max_concurrent)
         app = create_app(
             scorer,
             token=args.token,
             max_body_bytes=args.max_body_bytes,
+            body_timeout=args.body_timeout,
+            max_json_depth=args.max_json_depth,
             max_batch=args.max_batch,
             deadline=args.deadline or None,
+            sample_deadline=args.sample_deadline,
             validate_root=args.validate_root,
+            workspace_root=args.workspace_root,
         )
     except ConfigError as exc:
         print(f"rewardkit serve: error: {exc}", file=sys.stderr)
         return EXIT_CONFIG
-    if args.token is None and args.host not in ("127.0.0.1", "localhost", "::1"):
+    if args.token is None and not _is_loopback(args.host):
         print(
             f"rewardkit serve: warning: listening on {args.host} without --token; anyone who "
-            "can reach it can score and read configs by path",
+            "can reach it can score samples",
             file=sys.stderr,
         )
     uvicorn.run(app, host=args.host, port=args.port, log_level="info")
     return EXIT_OK
+
+
+def _check_exposure(args: argparse.Namespace) -> None:
+    """An empty token, or a non-loopback address without a workspace root, is an error."""
+    if args.token is not None and not args.token.strip():
+        raise ConfigError(
+            "--token is empty (an unset $TOKEN? REWARDKIT_SERVER_TOKEN set to ''?); pass a "
+            "non-empty secret, or leave both out to serve without a token"
+        )
+    if args.workspace_root is None and not _is_loopback(args.host):
+        raise ConfigError(
+            f"--workspace-root is required with --host {args.host} (not loopback); pass the "
+            "directory that holds the samples' workspaces, e.g. --workspace-root /data/runs"
+        )
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a host name: it may resolve anywhere
+        return False

@@ -12,7 +12,8 @@ from rewardkit.compose._aggregate import (
 )
 
 if TYPE_CHECKING:
-    from rewardkit.compose._expr import Dialect, Expression, compile_expression
+    from rewardkit.compose._expr import Expression, compile_expression
+    from rewardkit.compose._expr_validate import Dialect
     from rewardkit.compose._reward import (
         DEFAULT_RANGE,
         JudgeInfo,
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 # The reward block and its expression language load on first use: a tests-dir run needs
 # only the aggregation modes, and its start-up time is a feature.
 _LAZY = {
-    "Dialect": "_expr",
+    "Dialect": "_expr_validate",
     "Expression": "_expr",
     "compile_expression": "_expr",
     "DEFAULT_RANGE": "_reward",

@@ -20,6 +20,7 @@ __all__ = [
     "adopt_orphans",
     "children",
     "die_with_parent",
+    "die_with_pipe",
     "end_children",
     "end_session",
     "kill_session",
@@ -39,6 +40,25 @@ def die_with_parent(parent: int, signum: int = signal.SIGKILL) -> None:
     _prctl(_PR_SET_PDEATHSIG, signum)
     if os.getppid() != parent:  # it died before the signal was armed
         os._exit(1)
+
+
+def die_with_pipe(fd: int, parent: int, cleanup: Callable[[], None]) -> None:
+    """Clean up and exit once the write end of pipe `fd`, held by `parent`, closes.
+
+    The kernel signals the closing (`SIGIO` on the read end, `O_ASYNC`), so no thread
+    polls: cheap enough for a process per judge. Exits now if the parent is already gone.
+    """
+    import fcntl
+
+    def orphaned(*_: object) -> None:
+        cleanup()
+        os._exit(1)
+
+    signal.signal(signal.SIGIO, orphaned)
+    fcntl.fcntl(fd, fcntl.F_SETOWN, os.getpid())
+    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_ASYNC | os.O_NONBLOCK)
+    if os.getppid() != parent:  # it died before the signal was armed
+        orphaned()
 
 
 def watch_parent(
@@ -81,14 +101,20 @@ def end_session() -> None:
 
 
 def kill_session(sid: int) -> None:
-    """SIGKILL every process of session `sid`: a worker and whatever it started."""
-    if sid <= 1:  # never init's session, or ours by accident
+    """SIGKILL every process of session `sid`: a worker and whatever it started (when it is
+    our own session, the others first, then us)."""
+    if sid <= 1:  # never init's session
         return
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(sid, signal.SIGKILL)
-    for pid in _processes(field=3, value=sid):
+    me = os.getpid()
+    if sid != me:  # its process group at once, even without /proc
         with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, signal.SIGKILL)
+            os.killpg(sid, signal.SIGKILL)
+    for pid in [*_processes(field=3, value=sid), sid]:
+        if pid != me:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+    if sid == me:
+        os.kill(me, signal.SIGKILL)
 
 
 def children(parent: int) -> list[int]:

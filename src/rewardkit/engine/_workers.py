@@ -21,19 +21,21 @@ import signal
 import struct
 import sys
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
-from rewardkit.engine._lifeline import end_session, kill_session, watch_parent
+from rewardkit.engine._lifeline import die_with_pipe, end_session, kill_session
 
 __all__ = [
     "DEFAULT_MEMORY_MB",
     "DEFAULT_TIMEOUT",
+    "Finished",
     "WorkerFailed",
     "WorkerLimits",
     "cap_memory",
     "in_worker",
+    "in_worker_sequence",
     "run_inline",
 ]
 
@@ -82,10 +84,53 @@ async def in_worker(call: Callable[[], T], limits: WorkerLimits) -> T:
             exited or was killed without sending a result.
         BaseException: whatever `call` raised, re-raised here.
     """
+    (done,) = await in_worker_sequence([call], limits)
+    return done.get()
+
+
+@dataclass(frozen=True)
+class Finished(Generic[T]):
+    """One call's end: its value, or what it raised (a `WorkerFailed` if its process ended)."""
+
+    value: T | None = None
+    error: BaseException | None = None
+
+    def get(self) -> T:
+        """The value, or raise the error."""
+        if self.error is not None:
+            raise self.error
+        return self.value  # type: ignore[return-value]
+
+
+async def in_worker_sequence(
+    calls: Sequence[Callable[[], T]], limits: WorkerLimits
+) -> list[Finished[T]]:
+    """Run `calls` one after another in forked children, each under its own deadline.
+
+    One child runs them all while they behave (a process per call would cost a fork each);
+    when a call hangs past its deadline or ends its process, that call fails and a fresh
+    child takes the rest. The working directory is restored between calls.
+    """
     if _inline:
-        return call()
+        return [_inline_call(call) for call in calls]
+    done: list[Finished[T]] = []
+    while len(done) < len(calls):
+        done += await _one_child(calls[len(done) :], limits)
+    return done
+
+
+def _inline_call(call: Callable[[], T]) -> Finished[T]:
+    try:
+        return Finished(value=call())
+    except Exception as exc:
+        return Finished(error=exc)
+
+
+async def _one_child(calls: Sequence[Callable[[], T]], limits: WorkerLimits) -> list[Finished[T]]:
+    """Run `calls` in one child until one fails it; the results so far (at least one)."""
     parent = os.getpid()
     read_fd, write_fd = os.pipe()
+    life_read, life_write = os.pipe()  # held open by us: its closing tells the child we died
     for stream in (sys.stdout, sys.stderr):  # or the child would print the parent's buffer
         stream.flush()
     with warnings.catch_warnings():
@@ -93,55 +138,83 @@ async def in_worker(call: Callable[[], T], limits: WorkerLimits) -> T:
         pid = os.fork()
     if pid == 0:  # pragma: no cover - the child; its effects are asserted by the tests
         os.close(read_fd)
-        _child(call, write_fd, limits.memory_mb, parent)
+        os.close(life_write)
+        _child(calls, write_fd, limits.memory_mb, (parent, life_read))
     os.close(write_fd)
+    os.close(life_read)
+    frames = _Frames(read_fd)
+    done: list[Finished[T]] = []
+    status: int | None = None
     try:
-        payload = await asyncio.wait_for(_receive(read_fd), limits.timeout)
+        for _ in calls:
+            payload = await asyncio.wait_for(frames.next(), limits.timeout)
+            if payload is None:
+                status = await _reap(pid)
+                done.append(Finished(error=WorkerFailed(_death(status))))
+                break
+            done.append(_unpack(payload))
     except TimeoutError:
         kill_session(pid)
-        await _reap(pid)
-        raise WorkerFailed(
-            f"exceeded its {limits.timeout:g} s deadline; its process was killed", "timeout"
-        ) from None
+        deadline = f"exceeded its {limits.timeout:g} s deadline; its process was killed"
+        done.append(Finished(error=WorkerFailed(deadline, "timeout")))
     except BaseException:
         kill_session(pid)
-        await _reap(pid)
         raise
     finally:
-        os.close(read_fd)
-    status = await _reap(pid)
-    if payload is None:
-        raise WorkerFailed(_death(status))
+        frames.close()
+        if status is None:
+            await _reap(pid)
+        os.close(life_write)
+    return done
+
+
+def _unpack(payload: bytes) -> Finished[Any]:
     kind, value, caught = pickle.loads(payload)
     for message, category, filename, lineno in caught:  # as if the call had run here
         warnings.warn_explicit(message, category, filename, lineno)
-    if kind == "raised":
-        raise value
-    return value  # type: ignore[no-any-return]
+    return Finished(error=value) if kind == "raised" else Finished(value=value)
 
 
-def _child(call: Callable[[], Any], fd: int, memory_mb: int | None, parent: int) -> None:
-    """Run `call` and send its result on `fd`; never returns."""
+def _child(
+    calls: Sequence[Callable[[], Any]],
+    fd: int,
+    memory_mb: int | None,
+    lifeline: tuple[int, int],
+) -> None:
+    """Run `calls` in turn, sending each result on `fd` as it ends; never returns.
+
+    `lifeline` is the parent's pid and the read end of a pipe it holds open: when the
+    parent dies, the child ends its session (it and what it started) at once.
+    """
     try:
         os.setsid()  # one session: the parent ends it, and all it started, at the deadline
         signal.set_wakeup_fd(-1)  # the parent's event loop owns that pipe
-        watch_parent(parent, end_session)
+        die_with_pipe(lifeline[1], lifeline[0], end_session)
         if memory_mb is not None:
             cap_memory(memory_mb)
-        with warnings.catch_warnings(record=True) as caught:  # the parent's filters still apply
-            try:
-                result: tuple[str, Any] = ("ok", call())
-            except BaseException as exc:  # sys.exit() and KeyboardInterrupt included
-                result = ("raised", _portable(exc))
-        payload = _dumps((*result, [_warning(w) for w in caught]))
-        os.write(fd, _HEADER.pack(len(payload)))
-        view = memoryview(payload)
-        while view:
-            view = view[os.write(fd, view) :]
-        for stream in (sys.stdout, sys.stderr):
-            stream.flush()
+        home = os.open(".", os.O_RDONLY)
+        for call in calls:
+            _send(fd, _run(call))
+            os.fchdir(home)  # a call's chdir must not move the next one
+            for stream in (sys.stdout, sys.stderr):
+                stream.flush()
     finally:
         os._exit(0)
+
+
+def _run(call: Callable[[], Any]) -> bytes:
+    with warnings.catch_warnings(record=True) as caught:  # the parent's filters still apply
+        try:
+            result: tuple[str, Any] = ("ok", call())
+        except BaseException as exc:  # sys.exit() and KeyboardInterrupt included
+            result = ("raised", _portable(exc))
+    return _dumps((*result, [_warning(w) for w in caught]))
+
+
+def _send(fd: int, payload: bytes) -> None:
+    view = memoryview(_HEADER.pack(len(payload)) + payload)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def cap_memory(mib: int) -> None:
@@ -200,35 +273,45 @@ def _portable(exc: BaseException) -> BaseException:
     return exc
 
 
-async def _receive(fd: int) -> bytes | None:
-    """The child's length-prefixed payload, or None if it closed the pipe without one."""
-    loop = asyncio.get_running_loop()
-    os.set_blocking(fd, False)
-    buffer = bytearray()
-    done: asyncio.Future[bytes | None] = loop.create_future()
+class _Frames:
+    """The child's length-prefixed payloads, read from `fd` without blocking the loop."""
 
-    def readable() -> None:
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.buffer = bytearray()
+        self.ready: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self.loop = asyncio.get_running_loop()
+        os.set_blocking(fd, False)
+        self.loop.add_reader(fd, self._readable)
+
+    async def next(self) -> bytes | None:
+        """The next payload, or None once the child closed the pipe without one."""
+        return await self.ready.get()
+
+    def close(self) -> None:
+        self.loop.remove_reader(self.fd)
+        os.close(self.fd)
+
+    def _readable(self) -> None:
         try:
-            chunk = os.read(fd, 1 << 16)
+            chunk = os.read(self.fd, 1 << 16)
         except BlockingIOError:
             return
-        buffer.extend(chunk)
-        if len(buffer) >= _HEADER.size:
-            (size,) = _HEADER.unpack_from(buffer)
+        self.buffer += chunk
+        while len(self.buffer) >= _HEADER.size:
+            (size,) = _HEADER.unpack_from(self.buffer)
             if size > MAX_RESULT_BYTES:
-                done.set_exception(WorkerFailed(f"sent a result over {MAX_RESULT_BYTES} bytes"))
-            elif len(buffer) >= _HEADER.size + size:
-                done.set_result(bytes(buffer[_HEADER.size : _HEADER.size + size]))
-        if not chunk and not done.done():
-            done.set_result(None)
-        if done.done():
-            loop.remove_reader(fd)
-
-    loop.add_reader(fd, readable)
-    try:
-        return await done
-    finally:
-        loop.remove_reader(fd)
+                self.buffer.clear()
+                too_big = WorkerFailed(f"sent a result over {MAX_RESULT_BYTES} bytes")
+                self.ready.put_nowait(_dumps(("raised", too_big, [])))
+                return
+            if len(self.buffer) < _HEADER.size + size:
+                break
+            self.ready.put_nowait(bytes(self.buffer[_HEADER.size : _HEADER.size + size]))
+            del self.buffer[: _HEADER.size + size]
+        if not chunk:
+            self.loop.remove_reader(self.fd)
+            self.ready.put_nowait(None)
 
 
 async def _reap(pid: int) -> int:

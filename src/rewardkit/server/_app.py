@@ -2,120 +2,54 @@
 
 Endpoints: `POST /score`, `POST /score/batch`, `POST /validate`, `GET /healthz`, and the
 OpenAPI schema at `/openapi.json`. Every error is JSON `{"detail": "<message>"}` (422s add
-`errors`, pydantic's list). Scoring runs on the scorer's worker threads through its async API,
-so the event loop is never blocked.
+`errors`, pydantic's list). Before a sample is scored, `Guard` checks the token and reads the
+body under a size cap and a time limit, `JsonRoute` parses it off the event loop under a depth
+bound, and its workspace must lie inside the workspace root. `Workers` score it in a process
+that its deadline really ends.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hmac
-from collections.abc import Awaitable
+import os
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
 from fastapi import Depends, FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from pydantic import BaseModel, ConfigDict, Field
-from starlette.requests import HTTPConnection
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from fastapi.security import HTTPBearer
 
 from rewardkit._errors import ConfigError
-from rewardkit.batch import SampleResult, Scorer
+from rewardkit.batch import Scorer
+from rewardkit.server._guard import Guard
+from rewardkit.server._json import JsonRoute
+from rewardkit.server._limits import (
+    DEFAULT_BODY_TIMEOUT,
+    DEFAULT_DEADLINE,
+    DEFAULT_MAX_BATCH,
+    DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_MAX_JSON_DEPTH,
+    Limits,
+)
+from rewardkit.server._models import (
+    BatchIn,
+    ErrorOut,
+    ResultOut,
+    SampleIn,
+    ValidateIn,
+    ValidateOut,
+)
+from rewardkit.server._pool import WorkerError, Workers, recipe_for
 
-__all__ = [
-    "DEFAULT_DEADLINE",
-    "DEFAULT_MAX_BATCH",
-    "DEFAULT_MAX_BODY_BYTES",
-    "BatchIn",
-    "ErrorOut",
-    "ResultOut",
-    "SampleIn",
-    "ValidateIn",
-    "ValidateOut",
-    "create_app",
-]
-
-DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024
-DEFAULT_MAX_BATCH = 1024
-DEFAULT_DEADLINE = 60.0
+__all__ = ["create_app"]
 
 T = TypeVar("T")
 
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class ChatMessage(BaseModel):
-    """One chat turn; extra keys (`tool_calls`, `name`, ...) are kept."""
-
-    model_config = ConfigDict(extra="allow")
-    role: str
-    content: Any
-    """Text, content parts, or `null` (e.g. with `tool_calls`)."""
-
-
-class SampleIn(_Strict):
-    """One rollout; every field optional, each reward reads what it needs."""
-
-    messages: list[ChatMessage] | None = None
-    prompt: str | list[ChatMessage] | None = None
-    completion: str | list[ChatMessage] | None = None
-    ground_truth: Any = None
-    workspace: str | None = Field(default=None, description="a directory on the server")
-    trajectory: Any = None
-    metadata: dict[str, Any] | None = Field(
-        default=None, description="echoed back in the result (e.g. an `id`)"
-    )
-
-
-class BatchIn(_Strict):
-    """Samples scored concurrently; results come back in the same order."""
-
-    samples: list[SampleIn]
-
-
-class ValidateIn(_Strict):
-    """A configuration to check, as a path on the server."""
-
-    config: str = Field(
-        min_length=1, description="a tests directory or an eval.yaml, on the server"
-    )
-
-
-class ResultOut(BaseModel):
-    """One sample's result; `reward` is `null` when the sample is invalid (never a silent 0)."""
-
-    reward: float | None
-    valid: bool
-    judges: dict[str, float | None]
-    rewards: dict[str, float]
-    error: str | None
-    reason: str | None
-    metadata: dict[str, Any]
-    duration_s: float
-
-
-class ValidateOut(BaseModel):
-    """A valid configuration and what it will compute."""
-
-    valid: bool
-    kind: str
-    plan: str
-
-
-class ErrorOut(BaseModel):
-    """Every error response."""
-
-    detail: str
-    errors: list[dict[str, Any]] | None = None
-
-
 _ERRORS: dict[int | str, dict[str, Any]] = {
-    code: {"model": ErrorOut} for code in (400, 401, 403, 413, 422, 504)
+    code: {"model": ErrorOut} for code in (400, 401, 403, 408, 413, 422, 503, 504)
 }
 
 
@@ -124,80 +58,130 @@ def create_app(
     *,
     token: str | None = None,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    body_timeout: float = DEFAULT_BODY_TIMEOUT,
+    max_json_depth: int = DEFAULT_MAX_JSON_DEPTH,
     max_batch: int = DEFAULT_MAX_BATCH,
     deadline: float | None = DEFAULT_DEADLINE,
+    sample_deadline: float | None = None,
     validate_root: Path | str | None = None,
+    workspace_root: Path | str | None = None,
 ) -> FastAPI:
     """Build the reward service for `scorer`.
 
+    Samples are scored in up to `scorer.max_concurrent` scoring processes, spawned on demand
+    and reused. Each builds the scorer again: it loads the config, or unpickles the reward
+    functions (so define them at the top level of an importable module, and build the app of
+    a script under `if __name__ == "__main__":`). A request past its deadline has its samples'
+    processes killed, so a hung sample frees its slot when its request is answered.
+
     Args:
-        scorer: the loaded reward (`rewardkit.load(...)`).
-        token: when set, every endpoint but `/healthz` and `/openapi.json` needs
-            `Authorization: Bearer <token>` (compared in constant time); else 401.
-        max_body_bytes: larger request bodies get 413 (Content-Length or streamed).
+        scorer: the loaded reward (`rewardkit.load(...)`), best without a deadline of its own
+            (see `sample_deadline`).
+        token: when set, every endpoint but `/healthz` and the OpenAPI schema and docs needs
+            `Authorization: Bearer <token>` (compared in constant time), checked before the
+            body is read; else 401.
+        max_body_bytes: larger request bodies get 413 (by Content-Length, or as they stream).
+        body_timeout: seconds to receive a whole body, else 408.
+        max_json_depth: bodies nesting arrays and objects deeper get 400.
         max_batch: `/score/batch` with more samples gets 413.
-        deadline: seconds a request may take before it gets 504; `None` for no limit. For a
-            per-sample limit (an invalid result instead), load the scorer with `deadline=`.
+        deadline: seconds a request may take before it gets 504 (and its samples' processes
+            are killed); `None` for no limit.
+        sample_deadline: seconds a sample may take once its process has it, else an invalid
+            result (and the process is killed); `None`: `scorer.deadline`. The processes that
+            a scorer with a deadline starts for itself are not used here.
         validate_root: `/validate` only loads configs inside this directory (loading one
             imports its Python files); `None` (the default) turns `/validate` off (403).
+        workspace_root: every sample's `workspace` must resolve (symlinks followed) inside
+            this directory, else 400; a relative one is taken from it. `None`: any directory
+            the server can read.
 
     Raises:
-        ConfigError: a limit is not positive.
+        ConfigError: a limit is not positive, the token is empty, or `workspace_root` is not a
+            directory, or the reward functions cannot be pickled.
 
     Example:
         >>> import rewardkit as rk
         >>> from fastapi.testclient import TestClient
-        >>> @rk.reward_function
-        ... def exact(messages, ground_truth=None, **kwargs):
-        ...     return messages[-1]["content"] == ground_truth
-        >>> client = TestClient(create_app(rk.load([exact])))
-        >>> client.post("/score", json={"completion": "4", "ground_truth": "4"}).json()["reward"]
+        >>> from rewardkit.functions.builtin import exact_match_reward
+        >>> sample = {"completion": "4", "ground_truth": "4"}
+        >>> with TestClient(create_app(rk.load([exact_match_reward]))) as client:
+        ...     client.post("/score", json=sample).json()["reward"]
         1.0
     """
-    _check_limits(max_body_bytes=max_body_bytes, max_batch=max_batch, deadline=deadline)
+    limits = Limits(
+        max_body_bytes=max_body_bytes,
+        body_timeout=body_timeout,
+        max_json_depth=max_json_depth,
+        max_batch=max_batch,
+        deadline=deadline,
+        sample_deadline=scorer.deadline if sample_deadline is None else sample_deadline,
+    )
+    if token is not None and not token.strip():
+        raise ConfigError("token is empty; pass a non-empty secret, or None to serve without one")
+    workspaces = None if workspace_root is None else _directory("workspace_root", workspace_root)
+    workers = Workers(
+        recipe_for(scorer), size=scorer.max_concurrent, deadline=limits.sample_deadline
+    )
     from rewardkit import __version__
 
-    guard = [] if token is None else [Depends(_BearerToken(token))]
     app = FastAPI(
         title="rewardkit",
         version=__version__,
         description="Score RL rollouts with one reward definition.",
+        lifespan=_closing(workers),
     )
-    app.add_middleware(_BodyLimit, max_bytes=max_body_bytes)
+    app.state.max_json_depth = limits.max_json_depth
+    app.router.route_class = JsonRoute
+    app.add_middleware(
+        Guard,
+        token=token,
+        public=_public_paths(app),
+        max_bytes=limits.max_body_bytes,
+        timeout=limits.body_timeout,
+    )
     _add_error_handlers(app)
+    # `Guard` checks the token before the body is read; this only declares it in the schema.
+    bearer = HTTPBearer(scheme_name="bearer", description="the server's --token", auto_error=False)
+    auth = [] if token is None else [Depends(bearer)]
+    _add_scoring(app, workers, limits, workspaces, auth)
+    validate = None if validate_root is None else Path(validate_root).resolve()
+    _add_service(app, limits, validate, auth)
+    return app
 
-    async def within_deadline(work: Awaitable[T]) -> T:
-        try:
-            return await asyncio.wait_for(work, deadline)
-        except TimeoutError:
-            raise HTTPException(504, f"request deadline of {deadline:g}s exceeded") from None
 
+def _add_scoring(
+    app: FastAPI, workers: Workers, limits: Limits, workspaces: Path | None, auth: list[Any]
+) -> None:
+    @app.post("/score", dependencies=auth, responses=_ERRORS, tags=["scoring"])
+    async def score(sample: SampleIn) -> ResultOut:
+        """Score one sample."""
+        data = _scored_fields(sample, workspaces, "body")
+        return _result_out(await _within(limits.deadline, workers.score(data)), sample)
+
+    @app.post("/score/batch", dependencies=auth, responses=_ERRORS, tags=["scoring"])
+    async def score_batch(batch: BatchIn) -> list[ResultOut]:
+        """Score samples concurrently; results in input order."""
+        if len(batch.samples) > limits.max_batch:
+            raise HTTPException(
+                413,
+                f"batch of {len(batch.samples)} samples exceeds the limit of "
+                f"{limits.max_batch}; split it into smaller batches",
+            )
+        data = [
+            _scored_fields(s, workspaces, f"body.samples.{i}") for i, s in enumerate(batch.samples)
+        ]
+        scoring = asyncio.gather(*(workers.score(d) for d in data))
+        results = await _within(limits.deadline, scoring)
+        return [_result_out(r, s) for r, s in zip(results, batch.samples, strict=True)]
+
+
+def _add_service(app: FastAPI, limits: Limits, root: Path | None, auth: list[Any]) -> None:
     @app.get("/healthz", tags=["service"])
     async def healthz() -> dict[str, str]:
         """Liveness: 200 while the service runs (no auth)."""
         return {"status": "ok"}
 
-    @app.post("/score", dependencies=guard, responses=_ERRORS, tags=["scoring"])
-    async def score(sample: SampleIn) -> ResultOut:
-        """Score one sample."""
-        return _result_out(await within_deadline(scorer.ascore(_mapping(sample))), sample)
-
-    @app.post("/score/batch", dependencies=guard, responses=_ERRORS, tags=["scoring"])
-    async def score_batch(batch: BatchIn) -> list[ResultOut]:
-        """Score samples concurrently; results in input order."""
-        if len(batch.samples) > max_batch:
-            raise HTTPException(
-                413,
-                f"batch of {len(batch.samples)} samples exceeds the limit of {max_batch}; "
-                "split it into smaller batches",
-            )
-        samples = [_mapping(s) for s in batch.samples]
-        results = await within_deadline(scorer.score_batch_async(samples))
-        return [_result_out(r, s) for r, s in zip(results, batch.samples, strict=True)]
-
-    root = Path(validate_root).resolve() if validate_root is not None else None
-
-    @app.post("/validate", dependencies=guard, responses=_ERRORS, tags=["service"])
+    @app.post("/validate", dependencies=auth, responses=_ERRORS, tags=["service"])
     async def validate(body: ValidateIn) -> ValidateOut:
         """Check a tests directory or an eval.yaml and describe its plan; 422 if invalid."""
         if root is None:
@@ -208,42 +192,68 @@ def create_app(
         if target != root and root not in target.parents:
             raise HTTPException(403, f"config must be inside the validate root {str(root)!r}")
         try:
-            kind, plan = await within_deadline(asyncio.to_thread(_describe, target))
+            kind, plan = await _within(limits.deadline, asyncio.to_thread(_describe, target))
         except ConfigError as exc:
             raise HTTPException(422, str(exc)) from None
         return ValidateOut(valid=True, kind=kind, plan=plan)
 
-    return app
+
+async def _within(deadline: float | None, work: Awaitable[T]) -> T:
+    """`work`, or 504 past `deadline` (cancelling it ends its scoring processes)."""
+    try:
+        return await asyncio.wait_for(work, deadline)
+    except TimeoutError:
+        raise HTTPException(504, f"request deadline of {deadline:g}s exceeded") from None
 
 
-def _check_limits(*, max_body_bytes: int, max_batch: int, deadline: float | None) -> None:
-    if max_body_bytes < 1:
-        raise ConfigError(f"max_body_bytes must be at least 1 (got {max_body_bytes})")
-    if max_batch < 1:
-        raise ConfigError(f"max_batch must be at least 1 (got {max_batch})")
-    if deadline is not None and not deadline > 0:
-        raise ConfigError(f"deadline must be a positive number of seconds (got {deadline})")
+def _closing(workers: Workers) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            workers.close()
+
+    return lifespan
 
 
-class _BearerToken(HTTPBearer):
-    """`Authorization: Bearer <token>`, compared in constant time; 401 otherwise."""
+def _public_paths(app: FastAPI) -> frozenset[str]:
+    """`/healthz` and the OpenAPI schema and docs: open without the token."""
+    paths = ("/healthz", app.openapi_url, app.docs_url, app.redoc_url)
+    return frozenset(p for p in (*paths, app.swagger_ui_oauth2_redirect_url) if p)
 
-    def __init__(self, token: str) -> None:
-        super().__init__(scheme_name="bearer", description="the server's --token", auto_error=False)
-        self._expected = token.encode()
 
-    async def __call__(self, request: HTTPConnection) -> HTTPAuthorizationCredentials | None:
-        credentials = await super().__call__(request)
-        given = b"" if credentials is None else credentials.credentials.encode()
-        if not hmac.compare_digest(given, self._expected):
-            problem = "missing" if credentials is None else "wrong"
-            raise HTTPException(
-                401,
-                f"{problem} bearer token; send 'Authorization: Bearer <token>' with the "
-                "server's --token (env REWARDKIT_SERVER_TOKEN)",
-                headers={"WWW-Authenticate": "Bearer"},
-            )
-        return credentials
+def _directory(name: str, path: Path | str) -> Path:
+    resolved = Path(os.path.realpath(path))
+    if not resolved.is_dir():
+        raise ConfigError(f"{name} is not a directory; pass an existing one", path=Path(path))
+    return resolved
+
+
+def _scored_fields(sample: SampleIn, workspaces: Path | None, where: str) -> dict[str, Any]:
+    """The fields the client set, as the scorer takes them; the workspace checked (else 400)."""
+    data = {name: getattr(sample, name) for name in sample.model_fields_set}
+    for name in ("messages", "prompt", "completion"):
+        if isinstance(data.get(name), list):
+            data[name] = [message.model_dump() for message in data[name]]
+    if workspaces is not None and sample.workspace is not None:
+        data["workspace"] = _inside(workspaces, sample.workspace, f"{where}.workspace")
+    return data
+
+
+def _inside(root: Path, workspace: str, field: str) -> str:
+    """`workspace` resolved (from `root` when relative); 400 unless it lies inside `root`."""
+    try:
+        resolved = Path(os.path.realpath(root / workspace))
+    except (OSError, ValueError) as exc:  # e.g. an embedded NUL byte
+        raise HTTPException(400, f"{field}: not a usable path ({exc})") from None
+    if not resolved.is_relative_to(root):
+        raise HTTPException(
+            400,
+            f"{field}: {workspace!r} resolves outside the workspace root {str(root)!r}; send "
+            "a directory inside it (the server's --workspace-root)",
+        )
+    return str(resolved)
 
 
 def _add_error_handlers(app: FastAPI) -> None:
@@ -253,12 +263,16 @@ def _add_error_handlers(app: FastAPI) -> None:
         detail = "; ".join(f"{e['field']}: {e['msg']}" for e in errors) or "invalid request"
         return JSONResponse({"detail": detail, "errors": errors}, status_code=422)
 
+    async def unavailable(request: Request, exc: Exception) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=503)
+
     async def crashed(request: Request, exc: Exception) -> JSONResponse:
         return JSONResponse(
             {"detail": f"internal error: {type(exc).__name__}: {exc}"}, status_code=500
         )
 
     app.add_exception_handler(RequestValidationError, invalid)
+    app.add_exception_handler(WorkerError, unavailable)
     app.add_exception_handler(Exception, crashed)
 
 
@@ -267,21 +281,8 @@ def _error_entry(error: Any) -> dict[str, Any]:
     return {"field": field, "msg": str(error.get("msg", "")), "type": str(error.get("type", ""))}
 
 
-def _mapping(sample: SampleIn) -> dict[str, Any]:
-    return sample.model_dump(exclude_unset=True)
-
-
-def _result_out(result: SampleResult, sample: SampleIn) -> ResultOut:
-    return ResultOut(
-        reward=result.reward,
-        valid=result.valid,
-        judges=result.judges,
-        rewards=result.rewards,
-        error=result.error,
-        reason=result.reason,
-        metadata=sample.metadata or {},
-        duration_s=result.duration_s,
-    )
+def _result_out(fields: dict[str, Any], sample: SampleIn) -> ResultOut:
+    return ResultOut(**fields, metadata=sample.metadata or {})
 
 
 def _describe(path: Path) -> tuple[str, str]:
@@ -299,52 +300,3 @@ def _describe(path: Path) -> tuple[str, str]:
     if path.name.endswith((".yaml", ".yml")) or (path / "eval.yaml").is_file():
         return "eval.yaml", describe_suite(load_suite(path))
     return "tests_dir", describe_plan(discover(path))
-
-
-class _BodyLimit:
-    """Answer 413 to a body over `max_bytes`: by its Content-Length, or as it streams in."""
-
-    def __init__(self, app: ASGIApp, *, max_bytes: int) -> None:
-        self.app = app
-        self.max_bytes = max_bytes
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        declared = dict(scope["headers"]).get(b"content-length")
-        if declared is not None and (not declared.isdigit() or int(declared) > self.max_bytes):
-            await self._too_large(scope, receive, send)
-            return
-        chunks: list[bytes] = []
-        size = 0
-        while True:
-            message = await receive()
-            if message["type"] != "http.request":  # the client went away
-                return
-            chunks.append(message.get("body", b""))
-            size += len(chunks[-1])
-            if size > self.max_bytes:
-                await self._too_large(scope, receive, send)
-                return
-            if not message.get("more_body", False):
-                break
-        await self.app(scope, _replay(b"".join(chunks), receive), send)
-
-    async def _too_large(self, scope: Scope, receive: Receive, send: Send) -> None:
-        detail = f"request body exceeds the limit of {self.max_bytes} bytes"
-        await JSONResponse({"detail": detail}, status_code=413)(scope, receive, send)
-
-
-def _replay(body: bytes, receive: Receive) -> Receive:
-    """A `receive` that hands the buffered body over once, then waits for the disconnect."""
-    given = False
-
-    async def replay() -> Message:
-        nonlocal given
-        if given:
-            return await receive()
-        given = True
-        return {"type": "http.request", "body": body, "more_body": False}
-
-    return replay
