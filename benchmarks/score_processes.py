@@ -72,7 +72,9 @@ EVAL_YAML = "judges:\n" + "".join(
     for name in ("has_answer", "length", "correct", "steps", "distinct")
 )
 
-RUNS = (("local", 1), ("local", 2), ("process", 2))
+RUNS = (("local", 1, None), ("local", 2, None), ("process", 2, None), ("local", 2, 60.0))
+"""backend, workers, --deadline: with a deadline each sample runs in a forked worker and its
+judges inline; without one, each sample's code judges run in a process of their own."""
 
 
 def write_job(root: Path, n: int) -> tuple[Path, Path]:
@@ -87,9 +89,12 @@ def write_job(root: Path, n: int) -> tuple[Path, Path]:
     return root / "eval.yaml", rollouts
 
 
-def run(config: Path, rollouts: Path, out: Path, backend: str, workers: int) -> float:
+def run(
+    config: Path, rollouts: Path, out: Path, backend: str, workers: int, deadline: float | None
+) -> float:
     argv = ["score", str(rollouts), "--config", str(config), "--out", str(out)]
     argv += ["--workers", str(workers), "--backend", backend, "--no-progress"]
+    argv += ["--deadline", str(deadline)] if deadline else []
     start = time.perf_counter()
     with redirect_stdout(StringIO()):
         assert cli(argv) == 0
@@ -100,19 +105,20 @@ def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 2_000
     with tempfile.TemporaryDirectory() as tmp:
         config, rollouts = write_job(Path(tmp), n)
-        results: dict[tuple[str, int], list[dict[str, object]]] = {}
+        results: dict[tuple[str, int, float | None], list[dict[str, object]]] = {}
         base = None
-        for backend, workers in RUNS:
-            out = Path(tmp) / f"{backend}-{workers}.jsonl"
-            elapsed = run(config, rollouts, out, backend, workers)
+        for backend, workers, deadline in RUNS:
+            out = Path(tmp) / f"{backend}-{workers}-{deadline}.jsonl"
+            elapsed = run(config, rollouts, out, backend, workers, deadline)
             rows = [json.loads(line) for line in out.read_text().splitlines()]
-            results[backend, workers] = sorted(rows, key=lambda row: row["id"])
+            for row in rows:
+                row.pop("duration_s", None)
+            results[backend, workers, deadline] = sorted(rows, key=lambda row: row["id"])
             rate = n / elapsed
             base = base or rate
-            print(
-                f"--backend {backend:7} --workers {workers}: {rate:7,.0f} samples/s "
-                f"({elapsed:.2f} s, {rate / base:.2f}x)"
-            )
+            flags = f"--backend {backend:7} --workers {workers}"
+            flags += f" --deadline {deadline:g}" if deadline else ""
+            print(f"{flags}: {rate:7,.0f} samples/s ({elapsed:.2f} s, {rate / base:.2f}x)")
         first = next(iter(results.values()))
         assert all(rows == first for rows in results.values()), "backends disagree"
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from rewardkit._errors import ConfigError
 from rewardkit.batch._lines import MAX_LINE_MIB
 from rewardkit.batch._scorer import MEMORY_MIB
+from rewardkit.engine import DEFAULT_TIMEOUT
 
 if TYPE_CHECKING:
     from rewardkit.batch._runner import Row, RunCounts
@@ -48,15 +49,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--deadline",
         type=_positive(float),
-        default=env("REWARDKIT_DEADLINE") or None,  # a string: argparse checks it too
-        help="seconds per sample before it is invalid; each sample then runs in a worker "
-        "process that the deadline kills (env REWARDKIT_DEADLINE)",
+        default=env("REWARDKIT_DEADLINE") or str(DEFAULT_TIMEOUT),  # argparse checks it
+        help="seconds per sample before it is invalid; each sample runs in a worker process "
+        "that the deadline kills, its judges inline (env REWARDKIT_DEADLINE; default "
+        f"{DEFAULT_TIMEOUT:g})",
     )
     parser.add_argument(
         "--memory-mib",
         type=_positive(int),
         default=env("REWARDKIT_MEMORY_MIB", str(MEMORY_MIB)),
-        help="with --deadline, how many MiB a worker process may grow by while scoring "
+        help="how many MiB a worker process may grow by while scoring "
         f"(RLIMIT_AS, Linux) (env REWARDKIT_MEMORY_MIB; default {MEMORY_MIB})",
     )
     parser.add_argument(
