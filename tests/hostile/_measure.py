@@ -1,13 +1,18 @@
 """Run a command the way Harbor or a trainer would, and measure what it cost.
 
 `measure` starts the command in its own session, kills the whole group at the time limit,
-and reads the child's own peak RSS from `wait4` (the kernel's figure for that process and
+and reads the command's own peak RSS from `wait4` (the kernel's figure for that process and
 the descendants it waited for), so a hostile case can assert bounded time *and* memory.
+
+The kernel counts a process's size before its `exec` too, and a process forked from a big
+pytest starts big: so a small launcher (`_LAUNCHER`) starts the command and reports its
+figure, and the test process's own size never enters it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -43,11 +48,11 @@ def measure(
     stdin: bytes | None = None,
 ) -> Measured:
     """Run `cmd`; kill its session at `limit_s`; return exit code, wall time and peak RSS."""
-    out_path, err_path = _tmp("out"), _tmp("err")
+    out_path, err_path, report = _tmp("out"), _tmp("err"), _tmp("rss")
     with open(out_path, "w+b") as out, open(err_path, "w+b") as err:
         start = time.perf_counter()
         proc = subprocess.Popen(
-            cmd,
+            [sys.executable, "-c", _LAUNCHER, json.dumps(cmd), str(report)],
             cwd=cwd,
             env=env,
             stdout=out,
@@ -73,15 +78,29 @@ def measure(
             time.sleep(0.01)
         wall = time.perf_counter() - start
         proc.returncode = returncode if returncode is not None else -9  # reaped above
+        reported = report.read_text().strip()
+        peak_kb = int(reported) if reported else rusage.ru_maxrss  # killed: the launcher's
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)  # nothing of it may outlive the case
         out.seek(0)
         err.seek(0)
         stdout = out.read().decode(errors="replace")
         stderr = err.read().decode(errors="replace")
-    for path in (out_path, err_path):
+    for path in (out_path, err_path, report):
         path.unlink(missing_ok=True)
-    return Measured(returncode, wall, rusage.ru_maxrss / 1024, stdout, stderr)
+    return Measured(returncode, wall, peak_kb / 1024, stdout, stderr)
+
+
+_LAUNCHER = """
+import json, os, signal, subprocess, sys
+proc = subprocess.Popen(json.loads(sys.argv[1]))
+_, status, usage = os.wait4(proc.pid, 0)
+with open(sys.argv[2], "w") as report:
+    report.write(str(usage.ru_maxrss))
+code = os.waitstatus_to_exitcode(status)
+sys.exit(code if code >= 0 else 128 - code)
+"""
+"""Runs the command as its child, in the same session, and writes the child's peak RSS (KiB)."""
 
 
 def assert_no_leak(secret: str, *paths: Path, texts: tuple[str, ...] = ()) -> None:
