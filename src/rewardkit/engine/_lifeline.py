@@ -19,6 +19,7 @@ from collections.abc import Callable
 __all__ = [
     "adopt_orphans",
     "children",
+    "descendants",
     "die_with_parent",
     "die_with_pipe",
     "end_children",
@@ -109,7 +110,7 @@ def kill_session(sid: int) -> None:
     if sid != me:  # its process group at once, even without /proc
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(sid, signal.SIGKILL)
-    for pid in [*_processes(field=3, value=sid), sid]:
+    for pid in [*(p for p, _, session in _table() if session == sid), sid]:
         if pid != me:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
@@ -119,24 +120,43 @@ def kill_session(sid: int) -> None:
 
 def children(parent: int) -> list[int]:
     """The processes whose parent is `parent`, zombies included (from /proc; none without)."""
-    return _processes(field=1, value=parent)
+    return [pid for pid, ppid, _ in _table() if ppid == parent]
 
 
-def _processes(*, field: int, value: int) -> list[int]:
-    """Processes whose /proc stat `field` (after the name: 1 ppid, 2 pgrp, 3 session) is
-    `value`; none without /proc."""
-    found = []
+def descendants(root: int) -> set[int]:
+    """`root`'s descendants, and every process of a session one of them leads (from /proc).
+
+    A judge may run in a process of its own session (the engine's workers do), which killing
+    its parent alone would leave running. Without /proc: none.
+    """
+    table = _table()
+    children: dict[int, list[int]] = {}
+    for pid, parent, _ in table:
+        children.setdefault(parent, []).append(pid)
+    found: set[int] = set()
+    todo = list(children.get(root, ()))
+    while todo:
+        pid = todo.pop()
+        if pid not in found:
+            found.add(pid)
+            todo.extend(children.get(pid, ()))
+    leaders = {pid for pid, _, session in table if pid in found and session == pid}
+    return found | {pid for pid, _, session in table if session in leaders}
+
+
+def _table() -> list[tuple[int, int, int]]:
+    """(pid, parent, session) of every process, zombies included; empty without /proc."""
+    rows = []
     for entry in os.listdir("/proc") if os.path.isdir("/proc") else ():
         if not entry.isdigit():
             continue
         try:
             with open(f"/proc/{entry}/stat", "rb") as stat:
-                fields = stat.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):  # not a process, or it just ended
+                _, parent, _, session = stat.read().rsplit(b")", 1)[1].split()[:4]
+        except (OSError, ValueError):  # not a process, or it just ended
             continue
-        if int(fields[field]) == value:
-            found.append(int(entry))
-    return found
+        rows.append((int(entry), int(parent), int(session)))
+    return rows
 
 
 def _prctl(option: int, value: int) -> None:

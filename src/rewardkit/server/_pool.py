@@ -26,6 +26,7 @@ from typing import Any
 from rewardkit._errors import ConfigError, RewardKitError
 from rewardkit.batch import Scorer, load
 from rewardkit.batch._backends import EvalBackend, TestsDirBackend
+from rewardkit.engine._lifeline import descendants
 from rewardkit.server._worker import HEADER, main
 
 __all__ = ["Recipe", "WorkerError", "Workers", "recipe_for"]
@@ -216,7 +217,7 @@ class _Worker:
         """Kill the process and all it started (reaped when the next one starts); close."""
         self.sock.close()
         if self.process.pid is not None and self.process.exitcode is None:
-            tree = _tree(self.process.pid)  # read before the kill re-parents its children
+            tree = descendants(self.process.pid)  # read before the kill re-parents them
             self.process.kill()
             for pid in tree:
                 with contextlib.suppress(ProcessLookupError):
@@ -249,35 +250,6 @@ class _Worker:
                 raise EOFError("the scoring process closed its socket")
             got += count
         return buffer
-
-
-def _tree(root: int) -> set[int]:
-    """`root`'s descendants, and every process of a session one of them leads (from /proc).
-
-    A judge may run in a process of its own session (the engine's workers do), which killing
-    its scoring process alone would leave running. Without /proc: none.
-    """
-    children: dict[int, list[int]] = {}
-    sessions: dict[int, int] = {}
-    for entry in os.listdir("/proc") if os.path.isdir("/proc") else ():
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as stat:
-                _, parent, _, session = stat.read().rsplit(b")", 1)[1].split()[:4]
-        except (OSError, ValueError):  # not a process, or it just ended
-            continue
-        children.setdefault(int(parent), []).append(int(entry))
-        sessions[int(entry)] = int(session)
-    tree: set[int] = set()
-    todo = list(children.get(root, ()))
-    while todo:
-        pid = todo.pop()
-        if pid not in tree:
-            tree.add(pid)
-            todo.extend(children.get(pid, ()))
-    leaders = {pid for pid in tree if sessions.get(pid) == pid}
-    return tree | {pid for pid, session in sessions.items() if session in leaders}
 
 
 def _invalid(error: str, start: float) -> dict[str, Any]:
