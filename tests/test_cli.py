@@ -188,3 +188,115 @@ def test_a_programmatic_run_imports_nothing_heavy(task, tmp_path: Path) -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
+
+
+# --- a newcomer's first hour: the CLI tells the truth ---------------------------------------
+
+
+def test_help_lists_every_command_and_the_exit_codes() -> None:
+    done = cli("--help")
+    assert done.returncode == 0
+    for name in ("eval", "check", "score", "serve"):
+        assert f"\n  {name} " in done.stdout
+    assert "2  bad arguments or configuration: nothing ran" in done.stdout
+
+
+@pytest.mark.parametrize("flag", ["--version", "-V"])
+def test_version(flag: str) -> None:
+    from rewardkit import __version__
+
+    done = cli(flag)
+    assert (done.returncode, done.stdout) == (0, f"rewardkit {__version__}\n")
+
+
+def test_a_misspelt_command_gets_a_suggestion(tmp_path: Path) -> None:
+    done = cli("evel", "x.yaml", cwd=tmp_path)
+    assert done.returncode == EXIT_CONFIG
+    assert "unknown command 'evel'. Did you mean 'eval'?" in done.stderr
+
+
+def test_a_tests_dir_named_like_a_command_still_runs(task, tmp_path: Path) -> None:
+    tests, ws = task({"a.py": OK}, {"f.txt": "x"})
+    (tmp_path / "evl").symlink_to(tests)
+    done = cli("evl", "--workspace", ws, "--output", tmp_path / "o" / "r.json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        {"c.py": "import rewardkit as rk\nrk.file_exists('f.txt'\n"},  # SyntaxError
+        {"c.py": "import rewardkit as rk\nrk.file_exist('f.txt')\n"},  # no such criterion
+        {},  # nothing to score
+    ],
+)
+def test_check_and_a_run_both_exit_2_on_a_broken_tests_dir(
+    task, tmp_path: Path, files: dict[str, str]
+) -> None:
+    tests, ws = task(files, {"f.txt": "x"})
+    checked = cli("check", tests)
+    assert checked.returncode == EXIT_CONFIG
+    assert "rewardkit check: error:" in checked.stderr
+    if files:
+        assert "Did you mean 'file_exists'?" in checked.stderr or "SyntaxError" in checked.stderr
+        ran = cli(tests, "--workspace", ws, "--output", tmp_path / "out" / "reward.json")
+        assert ran.returncode == EXIT_CONFIG
+        assert "c.py: failed to load" in ran.stderr
+        assert not (tmp_path / "out" / "reward.json").exists()
+
+
+def test_check_exits_2_on_a_misspelt_eval_yaml_key(tmp_path: Path) -> None:
+    (tmp_path / "eval.yaml").write_text(
+        "threshold: {}\njudges:\n  - {name: a, check: 'return 1'}\n"
+    )
+    done = cli("check", tmp_path / "eval.yaml")
+    assert done.returncode == EXIT_CONFIG
+    assert "unknown top-level key 'threshold' is ignored. Did you mean 'thresholds'?" in done.stderr
+
+
+def test_check_passes_the_bundled_example() -> None:
+    assert cli("check", Path(__file__).parents[1] / "examples" / "hello" / "tests").returncode == 0
+
+
+def test_a_missing_workspace_is_a_config_error(task, tmp_path: Path) -> None:
+    tests, _ = task({"a.py": OK}, {"f.txt": "x"})
+    out = tmp_path / "o" / "reward.json"
+    done = cli(tests, "--workspace", tmp_path / "nope", "--output", out)
+    assert done.returncode == EXIT_CONFIG
+    assert done.stderr.startswith("rewardkit: error: workspace not found:")
+    assert not out.exists()
+
+
+def test_the_default_output_is_announced(task, tmp_path: Path) -> None:
+    tests, _ws = task({"a.py": OK}, {"f.txt": "x"})
+    done = cli(tests, "--workspace", tmp_path / "nope")
+    assert "rewardkit: writing /logs/verifier/reward.json (the default; --output PATH)" in (
+        done.stderr
+    )
+
+
+def test_warnings_print_as_one_line_without_source(task, tmp_path: Path) -> None:
+    warns = (
+        "import warnings\nwarnings.warn('at import')\n\n@rk.criterion\n"
+        "def noisy(workspace):\n    warnings.warn('inside a criterion')\n    return True\n"
+    )
+    tests, ws = task({"a.py": OK + warns}, {"f.txt": "x"})
+    done = cli(tests, "--workspace", ws, "--output", tmp_path / "o" / "reward.json")
+    lines = [line for line in done.stderr.splitlines() if "warning" in line]
+    assert lines == ["rewardkit: warning: at import", "rewardkit: warning: inside a criterion"]
+    assert "site-packages" not in done.stderr
+    assert "/src/rewardkit/" not in done.stderr
+
+
+def test_serve_on_a_port_in_use_is_a_config_error(task) -> None:
+    import socket
+
+    pytest.importorskip("uvicorn")
+    tests, _ = task({"a.py": OK}, {"f.txt": "x"})
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        port = held.getsockname()[1]
+        done = cli("serve", "--config", tests, "--port", str(port))
+    assert done.returncode == EXIT_CONFIG
+    assert f"cannot listen on 127.0.0.1:{port} (Address already in use)" in done.stderr

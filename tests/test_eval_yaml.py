@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+import warnings
 from pathlib import Path
 
 import pytest
@@ -21,8 +22,10 @@ def write(tmp_path: Path, text: str, files: dict[str, str] | None = None) -> Pat
 
 
 def error_of(path: Path) -> str:
-    with pytest.raises(ConfigError) as info:
-        load_suite(path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # e.g. the numeric-default warning of a broken judge
+        with pytest.raises(ConfigError) as info:
+            load_suite(path)
     text = str(info.value)
     assert str(path) in text
     return text
@@ -38,7 +41,7 @@ def test_every_judge_kind_and_the_discriminator_order(tmp_path: Path) -> None:
         judges:
           - {name: a, builtin: stdout_contains, arguments: {text: hi}}
           - {name: b, check: "return True"}
-          - {name: c, agent: {runner: claude-code}, prompt: "judge it"}
+          - {name: c, agent: {runner: claude-code}, prompt: "judge it", feedback_type: bool}
           - {name: d, llm_rubric: "Is it good?", score_range: [1, 5]}
           - {name: e, module: mine, function: score}
           - {name: f, check: "return 1", module: mine, function: score}
@@ -101,7 +104,7 @@ def test_unknown_keys_warn_with_a_suggestion(tmp_path: Path) -> None:
         ),
         (
             "judges:\n  - {name: a, builtin: stdout_contains}\n",
-            "builtin 'stdout_contains': missing a required argument: 'text'",
+            "arguments: builtin 'stdout_contains' needs the argument 'text' (a string)",
         ),
         ("judges:\n  - {name: a, check: 'return (1'}\n", "invalid Python at snippet line 1"),
         (
@@ -125,10 +128,6 @@ def test_unknown_keys_warn_with_a_suggestion(tmp_path: Path) -> None:
         ),
         ("judges:\n  - {name: a, check: 'return 1', if: 'outputs.__class__'}\n", "judges[0] 'a'"),
         (
-            "judges:\n  - {name: a, check: 'return 1'}\nthresholds: {b: {min_mean: 1}}\n",
-            "thresholds.b: names no judge",
-        ),
-        (
             "judges:\n  - {name: a, check: 'return 1'}\nthresholds: {a: {min_man: 1}}\n",
             "Did you mean 'min_mean'?",
         ),
@@ -139,9 +138,7 @@ def test_unknown_keys_warn_with_a_suggestion(tmp_path: Path) -> None:
         ),
         ("judges:\n  - {name: a, check: 'return 1'}\nreward: {weights: {a: many}}\n", "weights"),
         ("judges:\n  - {name: a, check: 'return 1'}\nreward: {formula: 'a ** 2'}\n", "**"),
-        ("judges:\n  - {name: a, check: 'return 1'}\nreward: {formula: 'a + qualty'}\n", "qualty"),
         ("[1, 2]\n", "must be a mapping"),
-        ("judges:\n  - {name: a, check: 'return 1'}\nreward: {weights: {b: 1}}\n", "'b'"),
         ("judges:\n  - {name: a, prompt_file: nope.md}\n", "prompt_file: file not found"),
         ("judges:\n  - {name: a, prompt: 3}\n", "prompt: must be a string"),
         ("judges:\n  - {name: a, agent: yes, prompt: x}\n", "agent: must be a mapping"),

@@ -97,6 +97,7 @@ def test_each_run_starts_by_removing_stale_outputs(task, tmp_path: Path) -> None
     out = tmp_path / "reward.json"
     out.with_name("reward-details.json").write_text("stale")
     out.write_text("stale")
-    rk.run(tests, workspace=ws, output=out)
-    assert "stale" not in out.read_text()
-    assert "stale" not in out.with_name("reward-details.json").read_text()
+    with pytest.raises(rk.ConfigError, match="failed to load"):
+        rk.run(tests, workspace=ws, output=out)  # a config error: nothing is scored...
+    assert not out.exists()  # ...and no stale reward from an earlier run is left behind
+    assert not out.with_name("reward-details.json").exists()

@@ -31,7 +31,15 @@ def test_top_level_imports() -> None:
     assert Message is rewardkit.Message
     assert RewardOutput is rewardkit.RewardOutput
     assert MetricRewardOutput is rewardkit.MetricRewardOutput
-    assert reward_function is rewardkit.reward_function
+    # reward-kit's decorator is rewardkit's plus 0.4.1's rule that **kwargs is required
+    assert reward_function is not rewardkit.reward_function
+    with pytest.raises(ValueError, match=r"Function 'f' must accept \*\*kwargs parameter"):
+
+        @reward_function
+        def f(messages: Any) -> float:
+            return 1.0
+
+    assert reward_function(lambda messages, **kwargs: 1.0)([]).score == 1.0
 
 
 def test_module_paths_of_reward_kit() -> None:
@@ -39,7 +47,7 @@ def test_module_paths_of_reward_kit() -> None:
     from reward_kit.reward_function import reward_function as from_reward_function
     from reward_kit.typed_interface import reward_function as from_typed_interface
 
-    assert from_reward_function is from_typed_interface is rewardkit.reward_function
+    assert from_reward_function is from_typed_interface
     assert (EvaluateResult, Message, MetricResult) == (
         rewardkit.EvaluateResult,
         rewardkit.Message,
@@ -52,7 +60,7 @@ def test_the_reward_function_submodule_does_not_shadow_the_decorator() -> None:
     import reward_kit
 
     importlib.import_module("reward_kit.reward_function")
-    assert reward_kit.reward_function is rewardkit.reward_function
+    assert reward_kit.reward_function is reward_kit.typed_interface.reward_function
     assert callable(reward_kit.reward_function)
 
 
@@ -287,9 +295,9 @@ def test_reward_kit_habits() -> None:
     assert result.metrics["format_check"].is_score_valid is False  # 0.4.1's pass/fail flag
     assert result.get("score") == 0.0  # the TRL adapter's `result.get("score")`
     assert result.model_dump()["metrics"]["format_check"] == {
+        "is_score_valid": False,
         "score": 0.0,
         "reason": "",
-        "success": False,
     }
     assert EvaluateResult.model_validate(result.model_dump()) == result
 
@@ -303,7 +311,7 @@ def test_functions_forwards_builtins(monkeypatch: pytest.MonkeyPatch) -> None:
 
     name = builtin.__all__[0]
     assert getattr(functions, name) is getattr(builtin, name)
-    assert set(builtin.__all__) | {"reward_function"} == set(dir(functions))
+    assert set(builtin.__all__) | {"EvaluationMode", "reward_function"} == set(dir(functions))
     with pytest.raises(AttributeError, match=r"has no reward function 'nope_reward'\."):
         functions.nope_reward  # noqa: B018
     with pytest.raises(AttributeError, match="has no attribute '_private'"):
@@ -322,7 +330,7 @@ def test_functions_without_the_builtin_package(monkeypatch: pytest.MonkeyPatch) 
         r"\(rewardkit\.functions\.builtin\) are not installed",
     ):
         functions.__getattr__("math_reward")
-    assert dir(functions) == ["reward_function"]
+    assert dir(functions) == ["EvaluationMode", "reward_function"]
 
 
 def test_functions_reports_a_broken_builtin_import(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -337,3 +345,58 @@ def test_functions_reports_a_broken_builtin_import(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(functions, "import_module", broken)
     with pytest.raises(ModuleNotFoundError, match="math_verify"):
         functions.__getattr__("math_reward")
+
+
+# --- reward-kit 0.4.1's other names: RewardFunction, reward_protocol, load_jsonl -----------
+
+
+def test_reward_function_class_local_and_remote(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from reward_kit import EvaluateResult, RewardFunction
+
+    module = sys.modules["reward_kit.reward_function"]  # the attribute is the decorator
+
+    def length(messages: Any, ground_truth: Any = None, **kwargs: Any) -> EvaluateResult:
+        return EvaluateResult(score=len(ground_truth) + kwargs["bonus"])
+
+    rf = RewardFunction(func=length, bonus=0.5)
+    convo = [{"role": "user", "content": "q"}, {"role": "assistant", "content": "a"}]
+    assert rf(convo).score == 1.5  # ground_truth defaults to messages[:-1]
+    assert rf(convo, bonus=2).score == 3.0  # call-time kwargs win
+    assert rf.get_trl_adapter()([[convo[0]]], ["a"], solution=["xyz"]) == [3.5]
+    with pytest.raises(ValueError, match="Invalid mode: cloud"):
+        RewardFunction(func=length, mode="cloud")
+
+    class Reply:
+        status_code = 200
+
+        @staticmethod
+        def json() -> dict[str, Any]:
+            return {"score": 0.8, "metrics": {"m": {"score": 0.8, "success": False}}}
+
+    posted: list[dict[str, Any]] = []
+
+    class Requests:
+        @staticmethod
+        def post(url: str, **kwargs: Any) -> Reply:
+            posted.append({"url": url, **kwargs})
+            return Reply()
+
+    monkeypatch.setattr(module, "requests", Requests)
+    remote = RewardFunction(mode="fireworks_hosted", model_id="acct/m")(convo, ground_truth="x")
+    assert remote.metrics["m"].is_score_valid is False
+    assert posted[0]["url"].endswith("/v1/models/acct/m/reward")
+    assert posted[0]["json"]["ground_truth"] == "x"
+
+
+def test_reward_protocol_is_reward_kit(tmp_path: Any) -> None:
+    import reward_kit
+    import reward_protocol
+
+    assert reward_protocol.__all__ == reward_kit.__all__
+    assert reward_protocol.__version__ == reward_kit.__version__ == "0.4.1"
+    assert reward_protocol.models is reward_kit.models
+    path = tmp_path / "rows.jsonl"
+    path.write_text('{"a": 1}\n\nnot json\n{"b": 2}\n')
+    assert reward_kit.load_jsonl(path) == [{"a": 1}, {"b": 2}]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
@@ -147,20 +146,25 @@ def test_a_malformed_unrelated_toml_is_reported_not_fatal(task, tmp_path: Path) 
         assert run(tests, ws, tmp_path) == {"reward": 1.0}
 
 
-def test_a_file_that_fails_to_load_scores_zero_and_keeps_the_rest(task, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("source", "why"),
+    [
+        ("raise RuntimeError('boom')\n", r"RuntimeError: boom \(b\.py:3\)"),
+        ("def broken(:\n", "SyntaxError"),
+        ("import sys\nsys.exit(0)\n", "SystemExit"),
+    ],
+)
+def test_a_file_that_fails_to_load_is_a_config_error_before_anything_runs(
+    task, tmp_path: Path, source: str, why: str
+) -> None:
     tests, ws = task(
-        {
-            "a.py": OK,
-            "b.py": "import rewardkit as rk\nrk.file_exists('f.txt')\nraise RuntimeError('boom')\n",
-        },
+        {"a.py": OK, "b.py": "import rewardkit as rk\nrk.file_exists('f.txt')\n" + source},
         {"f.txt": "x"},
     )
     out = tmp_path / "out" / "reward.json"
-    assert rk.run(tests, workspace=ws, output=out) == {"reward": 0.5}
-    detail = json.loads(out.with_name("reward-details.json").read_text())
-    (broken,) = detail["reward"]["components"][1]["detail"]["criteria"]
-    assert broken["status"] == "error"
-    assert broken["error"] == "b.py failed to load: RuntimeError: boom (b.py:3)"
+    with pytest.raises(ConfigError, match=r"b\.py: failed to load: .*" + why):
+        rk.run(tests, workspace=ws, output=out)
+    assert not out.exists()
 
 
 def test_a_symlink_loop_is_skipped(task, tmp_path: Path) -> None:

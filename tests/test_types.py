@@ -47,8 +47,8 @@ def test_message_requires_a_string_role() -> None:
         Message(content="hi")  # type: ignore[call-arg]
     with pytest.raises(ValidationError, match=r"role\n  Input should be a valid string"):
         Message(role=3)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="Field required"):  # ValidationError is a ValueError
-        Message.model_validate({"content": "hi"})
+    with pytest.raises(ValueError, match=r"^Role is required: .*\(got keys: \['content'\]\)"):
+        Message.model_validate({"content": "hi"})  # reward-kit 0.4.1's plain ValueError
     assert Message(role="developer").role == "developer"  # any role name
 
 
@@ -124,10 +124,11 @@ def test_message_dict_access() -> None:
 
 def test_metric_result_fields_and_defaults() -> None:
     metric = MetricResult(score=0.8, reason="clear")
-    assert metric.model_dump() == {"score": 0.8, "reason": "clear", "success": None}
+    # reward-kit 0.4.1's shape; `success` is dumped only when given
+    assert metric.model_dump() == {"is_score_valid": True, "score": 0.8, "reason": "clear"}
     assert metric.success is None
     assert metric.is_score_valid is True
-    assert list(MetricResult.model_fields) == ["score", "reason", "success"]
+    assert list(MetricResult.model_fields) == ["is_score_valid", "score", "reason", "success"]
 
 
 def test_metric_result_keeps_success() -> None:
@@ -137,14 +138,21 @@ def test_metric_result_keeps_success() -> None:
     assert MetricResult.model_validate(metric.model_dump()) == metric
 
 
-def test_is_score_valid_is_an_alias_of_success() -> None:
+def test_success_sets_is_score_valid() -> None:
     metric = MetricResult(score=0.0, reason="bad format", is_score_valid=False)
-    assert metric.success is False
+    assert metric.success is None  # not given
     assert metric.is_score_valid is False
     assert metric["is_score_valid"] is False
     assert "is_score_valid" in metric
-    metric.is_score_valid = True
-    assert metric.success is True
+    assert "success" not in metric
+    failed = MetricResult(score=0.0, reason="bad format", success=False)
+    assert failed.is_score_valid is False
+    assert failed.model_dump() == {
+        "is_score_valid": False,
+        "score": 0.0,
+        "reason": "bad format",
+        "success": False,
+    }
     agreeing = MetricResult.model_validate(
         {"score": 1, "reason": "", "success": True, "is_score_valid": True}
     )
@@ -154,7 +162,7 @@ def test_is_score_valid_is_an_alias_of_success() -> None:
 def test_success_and_is_score_valid_must_agree() -> None:
     with pytest.raises(
         ValidationError,
-        match=r"success=True and is_score_valid=False disagree; .*pass only `success`",
+        match=r"success=True and is_score_valid=False disagree; .*pass only one of them",
     ):
         MetricResult.model_validate(
             {"score": 1, "reason": "", "success": True, "is_score_valid": False}
@@ -289,10 +297,11 @@ def test_dict_access_on_results_without_warnings() -> None:
         assert 3 not in result
         assert dict(result.items())["reason"] == "half"
         assert result.values()[0] == 0.5
-        assert dict(result) == dict(result.items())  # pydantic's (name, value) iteration
+        assert dict(result) == dict(result.items())
+        assert list(result) == list(result.keys())  # iterating yields keys, as in 0.4.1
         metric = result["metrics"]["m"]
-        assert list(metric.keys()) == ["score", "reason", "success"]
-        assert list(metric.items()) == [("score", 1.0), ("reason", "ok"), ("success", None)]
+        assert list(metric.keys()) == ["is_score_valid", "score", "reason"]
+        assert list(metric.items()) == [("is_score_valid", True), ("score", 1.0), ("reason", "ok")]
 
 
 def test_unknown_key_names_the_valid_keys() -> None:

@@ -24,12 +24,13 @@ from rewardkit._errors import (
 from rewardkit._outcome import Outcome
 from rewardkit.criteria import Check, criterion
 from rewardkit.criteria import active_registry as _active_registry
-from rewardkit.outputs import compare, format_comparison
+from rewardkit.outputs import ComparisonResult, compare, format_comparison
 
 if TYPE_CHECKING:
     from rewardkit._verifier import run, run_multi
     from rewardkit.batch import load
     from rewardkit.functions import reward_function
+    from rewardkit.judges._trajectory import format_trajectory
     from rewardkit.types import (
         EvaluateResult,
         Message,
@@ -42,6 +43,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Check",
+    "ComparisonResult",
     "ConfigError",
     "CriterionError",
     "DiscoveryError",
@@ -56,6 +58,7 @@ __all__ = [
     "compare",
     "criterion",
     "format_comparison",
+    "format_trajectory",
     "load",
     "reward_function",
     "run",
@@ -70,6 +73,7 @@ _LAZY = {
     "MetricRewardOutput": "rewardkit.types",
     "RewardOutput": "rewardkit.types",
     "reward_function": "rewardkit.functions",
+    "format_trajectory": "rewardkit.judges._trajectory",
     "run": "rewardkit._verifier",
     "run_multi": "rewardkit._verifier",
 }
@@ -90,9 +94,13 @@ def __getattr__(name: str) -> Any:
         value.__module__ = "rewardkit"
         globals()[name] = value  # later lookups skip this function
         return value
-    factory = _active_registry().factories.get(name)
+    factories = _active_registry().factories
+    factory = factories.get(name)
     if factory is None:
-        raise AttributeError(f"module 'rewardkit' has no attribute or criterion {name!r}")
+        from rewardkit._errors import did_you_mean
+
+        hint = did_you_mean(name, [*factories, *__all__])
+        raise AttributeError(f"module 'rewardkit' has no attribute or criterion {name!r}.{hint}")
     return factory
 
 

@@ -9,6 +9,8 @@ RewardKitError
 │   ├── OutsideWorkspace                      a path leads out of the workspace
 │   └── CapExceeded                           a size, depth or count cap was hit
 ├── CriterionError                            a criterion failed while scoring (kept as data)
+├── RewardFunctionError(RewardKitError, TypeError, ValueError)  a @reward_function's input
+│                                             or return value is malformed
 └── JudgeError                                a judge's model call failed after retries (data)
     ├── JudgeTimeout(JudgeError, TimeoutError)  no reply within the timeout
     ├── JudgeUnavailable                      5xx / connection errors outlasted the retries
@@ -48,6 +50,7 @@ __all__ = [
     "JudgeTimeout",
     "JudgeUnavailable",
     "OutsideWorkspace",
+    "RewardFunctionError",
     "RewardKitError",
     "UntrustedInputError",
     "describe_exception",
@@ -144,6 +147,13 @@ class CapExceeded(UntrustedInputError):
 
 class CriterionError(RewardKitError):
     """A criterion raised or returned something unusable; recorded, never fatal."""
+
+
+class RewardFunctionError(RewardKitError, TypeError, ValueError):
+    """A `@reward_function` got malformed messages or returned something that is no result.
+
+    A `TypeError` for rewardkit code, a `ValueError` for code written for reward-kit 0.4.1.
+    """
 
 
 class JudgeError(RewardKitError):

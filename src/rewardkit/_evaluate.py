@@ -1,4 +1,5 @@
-"""Score eval.yaml cases: every (case, judge) pair concurrently, then one reward per case.
+"""Score eval.yaml cases: every (case, judge) pair concurrently, then one reward per case;
+compare a run with a baseline run (the `pairwise` judge).
 
 A case that cannot be read (a cap hit, a file leading out of it, invalid YAML) errors each of
 its judges with the reason; the other cases are scored as usual.
@@ -9,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -22,15 +23,17 @@ from rewardkit.engine._threads import in_threads
 from rewardkit.engine._workers import WorkerFailed, WorkerLimits, in_worker_sequence
 from rewardkit.judges import EvalJudge
 from rewardkit.outputs.harbor import criterion_detail
-from rewardkit.sources._cases import case_record, given, produced
+from rewardkit.sources._cases import MERGED, Layout, case_record, given, produced
 from rewardkit.sources.eval_yaml import EvalSuite, load_suite
 
 __all__ = [
     "Bridge",
     "CaseResult",
     "bridge",
+    "compare_runs",
     "judge_value",
     "load_bridge",
+    "read_cases",
     "score_cases",
     "score_records",
 ]
@@ -160,22 +163,76 @@ def score_cases(
     suite: EvalSuite,
     case_dirs: Sequence[Path],
     *,
+    layout: Layout = MERGED,
     max_concurrent: int = 8,
     progress: Callable[[int], None] | None = None,
     worker: WorkerLimits = WorkerLimits(),
 ) -> list[CaseResult]:
-    """Build each case's record, then score it (see `score_records`)."""
-    cases = asyncio.run(in_threads([partial(_read_case, d) for d in case_dirs], max_concurrent))
+    """Build each case's record (see `Layout`), then score it (see `score_records`)."""
+    cases = read_cases(case_dirs, layout, max_concurrent)
     return score_records(
         suite, cases, max_concurrent=max_concurrent, progress=progress, worker=worker
     )
 
 
-def _read_case(case_dir: Path) -> Case:
+def read_cases(case_dirs: Sequence[Path], layout: Layout, max_concurrent: int = 8) -> list[Case]:
+    """Each case's id and record (or the error that kept it from being read), in threads."""
+    reads = [partial(_read_case, d, layout) for d in case_dirs]
+    return asyncio.run(in_threads(reads, max_concurrent))
+
+
+def _read_case(case_dir: Path, layout: Layout) -> Case:
     try:
-        return case_dir.name, case_record(case_dir)
+        return case_dir.name, case_record(case_dir, layout=layout)
     except (RewardKitError, OSError) as exc:
         return case_dir.name, exc
+
+
+def compare_runs(
+    judge: EvalJudge,
+    model: str,
+    prompt: str,
+    run: tuple[Sequence[Path], Layout],
+    baseline: Path,
+    max_concurrent: int = 8,
+) -> dict[str, Any]:
+    """The `pairwise` block: the run's cases against the same cases of the `baseline` run
+    (`baseline/cases/<case>/`), each judged twice with positions swapped, the whole
+    comparison `judge.samples` times (see `rewardkit.judges._pairwise`). A case the baseline
+    lacks is an error verdict."""
+    from rewardkit.judges._litellm import start_loading
+    from rewardkit.judges._pairwise import compare, stability, tally
+    from rewardkit.judges._transport import ModelClient
+
+    dirs, layout = run
+    base_layout = replace(layout, run=baseline)
+    ours = read_cases(dirs, layout, max_concurrent)
+    theirs = read_cases([baseline / "cases" / d.name for d in dirs], base_layout, max_concurrent)
+    cases = [
+        (case_id, record, _present(other, baseline / "cases" / case_id))
+        for (case_id, record), (_, other) in zip(ours, theirs, strict=True)
+    ]
+
+    async def main() -> list[Any]:
+        async with ModelClient(max_concurrent=max_concurrent) as client:
+            samples = range(judge.samples)
+            return await asyncio.gather(
+                *(compare(client, model, prompt, cases, i) for i in samples)
+            )
+
+    start_loading()
+    run_dir = layout.run or (dirs[0].parent if dirs else Path("."))
+    runs = [tally(verdicts, run_dir.name, baseline.name) for verdicts in asyncio.run(main())]
+    if len(runs) > 1:
+        runs[0]["stability"] = stability(runs)
+    return runs[0]
+
+
+def _present(record: dict[str, Any] | Exception, case_dir: Path) -> dict[str, Any] | Exception:
+    """A baseline case's record, or an error naming the case directory it lacks."""
+    if case_dir.is_dir():
+        return record
+    return FileNotFoundError(f"{case_dir} does not exist: the baseline run lacks this case")
 
 
 async def _in_worker(

@@ -48,8 +48,6 @@ class Leaf:
     scoring: Scoring = field(default_factory=Scoring)
     weight: float = 1.0
     """Its weight in the parent group unless the parent overrides it."""
-    load_error: str | None = None
-    """Set when the file could not be loaded; the leaf then scores as one errored criterion."""
 
 
 @dataclass(frozen=True, kw_only=True)

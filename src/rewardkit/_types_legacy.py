@@ -55,7 +55,7 @@ class MetricRewardOutput(BaseModel, metaclass=_WarnOnCall):
         >>> [w.category.__name__ for w in caught]
         ['DeprecationWarning']
         >>> metric.to_metric_result()
-        MetricResult(score=0.9, reason='Very clear', success=None)
+        MetricResult(is_score_valid=True, score=0.9, reason='Very clear', success=None)
     """
 
     model_config = ConfigDict(validate_assignment=True)

@@ -9,8 +9,8 @@ Public through `rewardkit.types` (and `rewardkit`, `reward_kit`). Differences fr
 from __future__ import annotations
 
 import json
-from collections.abc import ItemsView, KeysView
-from typing import Annotated, Any, ClassVar
+from collections.abc import ItemsView, Iterator, KeysView, Mapping
+from typing import Annotated, Any, ClassVar, Self
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, field_validator
 
@@ -24,16 +24,21 @@ class DictAccess:
     """Read-only mapping access to a model's fields: `obj["score"]`, `.get`, `.keys`, `in`.
 
     Only fields (and extra keys, on models that keep them) are keys; methods never are.
-    Iterating a model still yields `(name, value)` pairs, as pydantic does, so `dict(obj)`
-    works and a lone result is never mistaken for a list of keys.
+    Iterating yields the keys, as in reward-kit 0.4.1 (so `dict(obj)`, `list(obj)` and
+    `set(obj)` all read like a dict's).
     """
 
     _key_aliases: ClassVar[frozenset[str]] = frozenset()
-    """Names readable by key that are not fields (e.g. `is_score_valid` on `MetricResult`)."""
+    """Names readable by key that are not fields."""
+    _hidden_when_none: ClassVar[frozenset[str]] = frozenset()
+    """Optional fields that are keys (and dumped) only when set, e.g. `MetricResult.success`."""
 
     def _keys(self) -> dict[str, None]:
         model: Any = self
         keys = dict.fromkeys(type(model).model_fields)
+        for name in self._hidden_when_none:
+            if getattr(model, name) is None:
+                del keys[name]
         if model.model_extra:
             keys.update(dict.fromkeys(model.model_extra))
         return keys
@@ -46,6 +51,10 @@ class DictAccess:
 
     def __contains__(self, key: object) -> bool:
         return isinstance(key, str) and (key in self._keys() or key in self._key_aliases)
+
+    def __iter__(self) -> Iterator[str]:
+        """The keys (pydantic's own `__iter__` yields `(name, value)` pairs)."""
+        return iter(self._keys())
 
     def get(self, key: str, default: Any = None) -> Any:
         """`obj[key]`, or `default` when `key` is not a field.
@@ -130,7 +139,7 @@ Content = str | Annotated[list[ContentPart], AfterValidator(_check_parts)] | Non
 """Text, a list of content parts (`{"type": "text"|"image_url"|..., ...}`), or `None`."""
 
 
-class Message(DictAccess, BaseModel):
+class Message(DictAccess, BaseModel):  # type: ignore[misc]  # iterates keys, not pairs
     """One chat message, compatible with the OpenAI message format.
 
     `role` is required and is any string (`system`, `user`, `assistant`, `tool`, ...).
@@ -157,3 +166,20 @@ class Message(DictAccess, BaseModel):
     """On an `assistant` message: the tools it calls."""
     function_call: FunctionCall | None = None
     """The legacy single function call."""
+
+    @classmethod
+    def model_validate(cls, obj: Any, *args: Any, **kwargs: Any) -> Self:
+        """Validate `obj` into a `Message`; a mapping without `role` is a plain `ValueError`.
+
+        Example:
+            >>> Message.model_validate({"content": "hi"})  # doctest: +ELLIPSIS
+            Traceback (most recent call last):
+            ...
+            ValueError: Role is required: a message needs a 'role' ... (got keys: ['content'])
+        """
+        if isinstance(obj, Mapping) and "role" not in obj:
+            raise ValueError(  # reward-kit 0.4.1's message, then ours
+                "Role is required: a message needs a 'role' such as 'user' or 'assistant' "
+                f"(got keys: {sorted(map(str, obj))})"
+            )
+        return super().model_validate(obj, *args, **kwargs)

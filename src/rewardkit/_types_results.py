@@ -4,11 +4,11 @@ Public through `rewardkit.types`. The fields and their order follow reward-kit 0
 these differences on purpose:
 
 - `MetricResult.success` exists, as the reward-kit docs teach (0.4.1 silently drops it);
-  `is_score_valid`, its 0.4.1 name, is accepted as an alias and readable as a property.
+  given, it also sets `is_score_valid` (0.4.1's name for the flag) and is kept in dumps.
 - Scores must be finite; a metric's score is not bounded to [0, 1] (a reward may be
   any finite number, and a bound made 0.4.1's own built-ins crash).
 - Assignments are validated (`result.score = "x"` raises), and dict-style access reads
-  fields only, with no deprecation warning.
+  fields only, with no deprecation warning. Iterating a result yields its keys, as in 0.4.1.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import math
 import warnings
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, FiniteFloat, model_validator
+from pydantic import BaseModel, ConfigDict, Field, FiniteFloat, model_validator
 
 from rewardkit._outcome import Outcome
 from rewardkit._types_messages import DictAccess
@@ -30,55 +30,46 @@ __all__ = ["EvaluateResult", "MetricResult", "StepOutput"]
 _RESULT_CONFIG = ConfigDict(validate_assignment=True, extra="ignore")
 
 
-class MetricResult(DictAccess, BaseModel):
+class MetricResult(DictAccess, BaseModel):  # type: ignore[misc]  # iterates keys, not pairs
     """The score of one component (one metric) of an evaluation.
 
     Example:
         >>> metric = MetricResult(score=0.8, reason="clear and concise", success=True)
         >>> metric["score"], metric.success, metric.is_score_valid
         (0.8, True, True)
-        >>> MetricResult(score=0.0, reason="wrong format", is_score_valid=False).success
-        False
+        >>> MetricResult(score=0.0, reason="wrong format", is_score_valid=False).model_dump()
+        {'is_score_valid': False, 'score': 0.0, 'reason': 'wrong format'}
     """
 
     model_config = _RESULT_CONFIG
-    _key_aliases: ClassVar[frozenset[str]] = frozenset({"is_score_valid"})
+    _hidden_when_none: ClassVar[frozenset[str]] = frozenset({"success"})
 
+    is_score_valid: bool = True
+    """reward-kit 0.4.1's pass/fail flag (its built-ins set it False when a check fails)."""
     score: FiniteFloat
     """The metric's score, typically in [0, 1]; any finite number is accepted."""
     reason: str
     """Why this score was given."""
-    success: bool | None = Field(
-        default=None, validation_alias=AliasChoices("success", "is_score_valid")
-    )
-    """Did the metric pass? `None` when the metric does not say. Alias: `is_score_valid`."""
+    success: bool | None = Field(default=None, exclude_if=lambda value: value is None)
+    """Did the metric pass, as the reward-kit docs teach; when given it also sets
+    `is_score_valid`. `None` (not given) is left out of `model_dump()` and `keys()`."""
 
     @model_validator(mode="before")
     @classmethod
     def _one_success_flag(cls, data: Any) -> Any:
-        if (
-            isinstance(data, dict)
-            and "success" in data
-            and "is_score_valid" in data
-            and data["success"] != data["is_score_valid"]
-        ):
+        if not isinstance(data, dict) or data.get("success") is None:
+            return data
+        if "is_score_valid" not in data:
+            return {**data, "is_score_valid": data["success"]}
+        if data["success"] != data["is_score_valid"]:
             raise ValueError(
                 f"success={data['success']!r} and is_score_valid={data['is_score_valid']!r} "
-                "disagree; they are the same flag, so pass only `success`"
+                "disagree; they are the same flag, so pass only one of them"
             )
         return data
 
-    @property
-    def is_score_valid(self) -> bool:
-        """reward-kit 0.4.1's name for the pass/fail flag: `success`, with `None` read as True."""
-        return self.success is not False
 
-    @is_score_valid.setter
-    def is_score_valid(self, value: bool) -> None:
-        self.success = value
-
-
-class StepOutput(DictAccess, BaseModel):
+class StepOutput(DictAccess, BaseModel):  # type: ignore[misc]  # iterates keys, not pairs
     """The reward of one step (one assistant turn) of a multi-turn rollout, for RL.
 
     Example:
@@ -97,7 +88,7 @@ class StepOutput(DictAccess, BaseModel):
     reason: str | None = None
 
 
-class EvaluateResult(DictAccess, BaseModel):
+class EvaluateResult(DictAccess, BaseModel):  # type: ignore[misc]  # iterates keys, not pairs
     """The result of a reward function: an overall score plus per-metric results.
 
     Example:

@@ -126,6 +126,11 @@ def verify(
     if multi:
         _check_labels(tests_dirs)
     loaded = [_load(Path(d)) for d in tests_dirs]
+    if not workspace.is_dir():
+        raise ConfigError(
+            f"workspace not found: {workspace}. Pass the directory the agent worked in with "
+            f"--workspace DIR (default {DEFAULT_WORKSPACE})."
+        )
     plans = [item for item in loaded if isinstance(item, Plan)]
     if any(leaf.kind == "agent" for plan in plans for leaf in plan.leaves()):
         from rewardkit.judges._agent import check_shared_workspace

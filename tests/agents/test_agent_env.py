@@ -68,7 +68,10 @@ def test_a_tests_dir_agent_judge_gets_the_allow_list(
 def test_an_eval_yaml_agent_judge_gets_the_allow_list(
     agents: FakeAgents, tmp_path: Path, runner: str
 ) -> None:
-    path = suite(tmp_path, f"- {{name: q, prompt: 'Is it right?', agent: {{runner: {runner}}}}}")
+    path = suite(
+        tmp_path,
+        f"- {{name: q, prompt: 'Is it right?', feedback_type: bool, agent: {{runner: {runner}}}}}",
+    )
     (outcome,) = run(path)
     assert outcome.status == "scored", outcome.error
     (call,) = agents.runs

@@ -39,7 +39,8 @@ def test_a_pass_fail_agent_judge_runs_claude_in_a_staged_copy(
     agents: FakeAgents, tmp_path: Path
 ) -> None:
     path = suite(
-        tmp_path, '- {name: right, llm_rubric: "Is {{ input.question }} answered?", agent: {}}'
+        tmp_path,
+        '- {name: right, llm_rubric: "Is {{ input.question }} answered?", feedback_type: bool, agent: {}}',
     )
     (outcome,) = run(path)
     assert (outcome.status, outcome.raw, outcome.value) == ("scored", True, 1.0)
@@ -47,7 +48,8 @@ def test_a_pass_fail_agent_judge_runs_claude_in_a_staged_copy(
     assert outcome.model == "claude-code"
     (call,) = agents.runs
     assert Path(call["cwd"]).resolve() != (tmp_path / "cases" / "c0").resolve()
-    assert {"answer.txt", "input.yaml"} <= set(call["listing"])
+    assert "answer.txt" in call["listing"]
+    assert "input.yaml" not in call["listing"]  # the given half is never staged as the work
     assert "Is What is 2 + 2? answered?" in call["prompt"]
     assert "output/score.json" in call["prompt"]
     argv = call["argv"]
@@ -92,14 +94,18 @@ def test_an_off_scale_score_is_retried_then_an_error_never_clamped(
 
 def test_a_failing_cli_is_retried(agents: FakeAgents, tmp_path: Path) -> None:
     agents.script({"exit": 3, "stderr": "boom"}, {})
-    (outcome,) = run(suite(tmp_path, "- {name: q, prompt: 'Is it right?', agent: {}}"))
+    (outcome,) = run(
+        suite(tmp_path, "- {name: q, prompt: 'Is it right?', feedback_type: bool, agent: {}}")
+    )
     assert (outcome.status, outcome.raw) == ("scored", True)
     assert len(agents.runs) == 2
 
 
 def test_a_timeout_is_a_timeout_outcome_and_not_retried(agents: FakeAgents, tmp_path: Path) -> None:
     agents.script({"hang": True})
-    path = suite(tmp_path, "- {name: q, prompt: 'Is it right?', agent: {timeout: 1}}")
+    path = suite(
+        tmp_path, "- {name: q, prompt: 'Is it right?', feedback_type: bool, agent: {timeout: 1}}"
+    )
     (outcome,) = run(path)
     assert outcome.status == "timeout"
     assert "timed out after 1s" in str(outcome.error)
@@ -128,7 +134,9 @@ def test_codex_without_auth_is_an_error_outcome(
     agents: FakeAgents, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    path = suite(tmp_path, "- {name: q, prompt: 'Is it right?', agent: {runner: codex}}")
+    path = suite(
+        tmp_path, "- {name: q, prompt: 'Is it right?', feedback_type: bool, agent: {runner: codex}}"
+    )
     (outcome,) = run(path)
     assert outcome.status == "error"
     assert "OPENAI_API_KEY" in str(outcome.error)
@@ -139,14 +147,18 @@ def test_a_missing_cli_says_how_to_install_it(
     agents: FakeAgents, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))
-    (outcome,) = run(suite(tmp_path, "- {name: q, prompt: 'Is it right?', agent: {}}"))
+    (outcome,) = run(
+        suite(tmp_path, "- {name: q, prompt: 'Is it right?', feedback_type: bool, agent: {}}")
+    )
     assert outcome.status == "error"
     assert "`claude` CLI was not found on PATH" in str(outcome.error)
     assert "npm install -g @anthropic-ai/claude-code" in str(outcome.error)
 
 
 def test_if_false_skips_without_a_call(agents: FakeAgents, tmp_path: Path) -> None:
-    path = suite(tmp_path, "- {name: q, prompt: 'Is it right?', if: 'False', agent: {}}")
+    path = suite(
+        tmp_path, "- {name: q, prompt: 'Is it right?', feedback_type: bool, if: 'False', agent: {}}"
+    )
     (outcome,) = run(path)
     assert outcome.status == "skipped"
     assert agents.runs == []
@@ -155,7 +167,9 @@ def test_if_false_skips_without_a_call(agents: FakeAgents, tmp_path: Path) -> No
 def test_a_record_without_a_case_directory_stages_its_files(
     agents: FakeAgents, tmp_path: Path
 ) -> None:
-    path = suite(tmp_path, "- {name: q, prompt: 'Is it right?', agent: {}}", cases=0)
+    path = suite(
+        tmp_path, "- {name: q, prompt: 'Is it right?', feedback_type: bool, agent: {}}", cases=0
+    )
     record: dict[str, Any] = {
         "case_id": "s",
         "files": {"src/app.py": "print(1)\n", "../escape.txt": "no"},
@@ -168,7 +182,9 @@ def test_a_record_without_a_case_directory_stages_its_files(
 
 def test_agent_calls_are_bounded_by_max_concurrent(agents: FakeAgents, tmp_path: Path) -> None:
     agents.script({"sleep": 0.4})
-    path = suite(tmp_path, "- {name: q, prompt: 'Is it right?', agent: {}}", cases=4)
+    path = suite(
+        tmp_path, "- {name: q, prompt: 'Is it right?', feedback_type: bool, agent: {}}", cases=4
+    )
     outcomes = run(path, max_concurrent=2)
     assert [o.status for o in outcomes] == ["scored"] * 4
     assert _peak(agents.root / "spans.jsonl") == 2
@@ -184,7 +200,9 @@ def test_agent_calls_are_bounded_by_max_concurrent(agents: FakeAgents, tmp_path:
     ],
 )
 def test_agent_fields_are_checked_at_load(tmp_path: Path, agent: str, message: str) -> None:
-    path = suite(tmp_path, f"- {{name: q, prompt: 'Is it right?', agent: {agent}}}")
+    path = suite(
+        tmp_path, f"- {{name: q, prompt: 'Is it right?', feedback_type: bool, agent: {agent}}}"
+    )
     with pytest.raises((ConfigError, ExceptionGroup)) as info:
         load_suite(path)
     assert message in _text(info.value)
@@ -204,3 +222,45 @@ def _text(exc: BaseException) -> str:
     if isinstance(exc, BaseExceptionGroup):
         return "\n".join(_text(e) for e in exc.exceptions)
     return str(exc)
+
+
+def test_agent_context_is_staged_under_dot_context(
+    agents: FakeAgents, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # reference/config/judges.md, "The agent: block": `context` stages dirs/files read-only
+    # under ./.context/<name> for the agent to consult.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "docs" / "api").mkdir(parents=True)
+    (tmp_path / "docs" / "api" / "ref.md").write_text("the API")
+    (tmp_path / "guide.md").write_text("the guide")
+    path = suite(
+        tmp_path,
+        "- {name: q, prompt: 'Right?', feedback_type: bool, "
+        "agent: {context: [docs/api, guide.md]}}",
+    )
+    (outcome,) = run(path)
+    assert outcome.status == "scored"
+    (call,) = agents.runs
+    assert {".context/api/ref.md", ".context/guide.md"} <= set(call["listing"])
+    assert "Reference material is under ./.context/ (api, guide.md)" in call["prompt"]
+
+
+def test_agent_context_that_does_not_exist_is_skipped_with_a_warning(tmp_path: Path) -> None:
+    path = suite(tmp_path, "- {name: q, prompt: x, feedback_type: bool, agent: {context: [gone]}}")
+    with pytest.warns(UserWarning, match=r"agent\.context: 'gone' not in .*; skipped"):
+        suite_ = load_suite(path)
+    assert suite_.judges[0].config["agent"]["context"] == []
+
+
+def test_a_reference_answer_beside_the_case_is_not_staged(
+    agents: FakeAgents, tmp_path: Path
+) -> None:
+    path = suite(tmp_path, "- {name: q, prompt: 'Right?', feedback_type: bool, agent: {}}")
+    case = tmp_path / "cases" / "c0"
+    (case / "annotations.yaml").write_text("expected: reference.txt\n")
+    (case / "reference.txt").write_text("the answer key")
+    (outcome,) = run(path)
+    assert outcome.status == "scored"
+    listing = set(agents.runs[0]["listing"])
+    assert "answer.txt" in listing
+    assert not listing & {"annotations.yaml", "reference.txt", "input.yaml"}

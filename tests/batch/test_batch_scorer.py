@@ -52,7 +52,13 @@ def test_functions_dict_with_reward_block() -> None:
 
 
 def test_bad_reward_block_is_a_config_error() -> None:
-    with pytest.raises(rk.ConfigError, match="nope"):
+    with pytest.raises(rk.ConfigError, match=r"reward\.gate: must be true or false"):
+        rk.load({"right": exact}, reward={"formula": "right", "gate": "yes"})
+
+
+def test_a_formula_naming_no_judge_warns_at_load() -> None:
+    # As documented for eval.yaml: an undefined name is a run-time failure (0.0), so it loads.
+    with pytest.warns(UserWarning, match="'nope', which is not a declared judge"):
         rk.load({"right": exact}, reward={"formula": "nope"})
 
 

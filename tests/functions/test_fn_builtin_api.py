@@ -62,6 +62,15 @@ def test_importing_the_builtins_loads_no_optional_package() -> None:
         ("math", ["math_reward"]),
         ("repetition", ["diversity_reward", "repetition_penalty_reward"]),
         ("tag_count", ["tag_count_reward"]),
+        ("accuracy_length", ["cosine_scaled_accuracy_length_reward"]),
+        ("apps_coding_reward", ["evaluate_apps_solution"]),
+        ("bfcl_reward", ["bfcl_reward"]),
+        ("deepcoder_reward", ["deepcoder_code_reward"]),
+        ("json_schema", ["json_schema_reward_with_llm_judge"]),
+        ("language_consistency", ["language_consistency_reward"]),
+        ("list_comparison_math_reward", ["list_comparison_math_reward"]),
+        ("multiple_choice_math_reward", ["multiple_choice_math_reward"]),
+        ("reasoning_steps", ["reasoning_steps_reward", "sequence_reward"]),
     ],
 )
 def test_reward_kit_import_paths(module: str, names: list[str]) -> None:

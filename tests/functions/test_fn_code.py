@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import socket
 import sys
@@ -11,12 +12,9 @@ from typing import Any
 import pytest
 
 from rewardkit.functions.builtin import fractional_code_reward, local_code_execution_reward
-from rewardkit.functions.builtin._code import (
-    _execution_metric,
-    extract_code_blocks,
-    output_similarity,
-)
+from rewardkit.functions.builtin._code import _execution_metric, code_blocks, extract_code_blocks
 from rewardkit.functions.builtin._sandbox import ExecutionResult, run_program
+from rewardkit.functions.helpers import call_arguments, compare_outputs, execute_python_code
 
 
 def code(source: str, language: str = "python") -> list[dict[str, Any]]:
@@ -37,11 +35,15 @@ def test_expected_output() -> None:
     assert result.metrics["output_match"].success is True
 
 
-def test_output_similarity() -> None:
-    assert output_similarity("a  \nb\n\n", "a\nb") == 1.0
-    assert output_similarity("3.14159265", "3.141592651") == 1.0
-    assert output_similarity("1\n2\n3\n4", "1\n2\n0\n4") == 0.75
-    assert output_similarity("7", "8") == 0.0
+def test_compare_outputs_gives_partial_credit_for_near_misses() -> None:
+    assert compare_outputs("a  \nb\n\n", "a\nb") == 1.0
+    assert compare_outputs("  Hello,   world! ", "Hello, world!") == 1.0
+    assert compare_outputs("3.14159265", "3.141592651") == 1.0
+    assert compare_outputs("1\n2\n3\n4", "1\n2\n0\n4") == 0.75
+    assert compare_outputs("7", "8") == pytest.approx(0.875)  # 1 - |7 - 8| / 8
+    assert compare_outputs("-5", "5") == 0.0
+    assert compare_outputs("[1, 2, 3, 4]", "[1, 2, 3]") == 0.75
+    assert compare_outputs("1. Item", "1 Item") == pytest.approx(2 * 6 / 13)
     assert local_code_execution_reward(code("print(1); print(3)"), "1\n2").score == 0.5
 
 
@@ -198,10 +200,12 @@ def test_fractional_string_ground_truth_and_options() -> None:
     assert fractional_code_reward(code("print(5)"), "5").score == 1.0
     with pytest.raises(ValueError, match="environment 'e2b' is not supported"):
         fractional_code_reward(code("print(5)"), "5", environment="e2b")
-    with pytest.raises(TypeError, match="ground_truth must be the expected output"):
-        fractional_code_reward(code("print(5)"), None)
-    with pytest.raises(TypeError, match=r"ground_truth\[0\] must be a dict"):
-        fractional_code_reward(code("print(5)"), [{"input": "1"}])
+    missing = fractional_code_reward(code("print(5)"), None)  # scored 0, never raised
+    assert missing.score == 0.0
+    assert "ground_truth must be the expected output" in missing.metrics["error"].reason
+    no_output = fractional_code_reward(code("print(5)"), [{"input": "1"}])
+    assert no_output.score == 0.0
+    assert "ground_truth[0] must be a dict" in (no_output.reason or "")
     assert (
         fractional_code_reward(
             [{"role": "assistant", "content": "no code"}], [{"expected_output": "1"}]
@@ -227,3 +231,70 @@ def test_javascript_without_node(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", "/nonexistent")
     with pytest.raises(RuntimeError, match=r"needs Node\.js"):
         local_code_execution_reward(code("console.log(1)", "js"), language="javascript")
+
+
+# --- reward-kit 0.4.1's helpers and `function_to_call` ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "arguments"),
+    [
+        ("", []),
+        ("5", [5]),
+        ('"5"', [5]),
+        ('"[1,2,3]"', [[1, 2, 3]]),
+        ("['a', 'b']", [["a", "b"]]),
+        ("1 'foo'", [1, "foo"]),
+        ("True None", [True, None]),
+        ('1.0 "[1, \\"a\\"]"', [1.0, [1, "a"]]),
+        ("arg1 arg2", ["arg1", "arg2"]),
+        ("unbalanced 'quote", ["unbalanced", "'quote"]),
+    ],
+)
+def test_call_arguments(text: str, arguments: list[Any]) -> None:
+    assert call_arguments(text) == arguments
+
+
+def test_fractional_function_to_call() -> None:
+    solution = code("def pair(*args):\n    print('noise')\n    return list(args)")
+    cases = [
+        {"input": "1 'x'", "expected_output": "[1, 'x']"},
+        {"input": "[2]", "expected_output": "[2, 3]"},
+    ]
+    result = fractional_code_reward(solution, cases, function_to_call="pair")
+    assert result.score == 0.5
+    runs = json.loads(result.metrics["test_results"].reason)
+    assert [r["actual_output"] for r in runs] == ["[1, 'x']", "[[2]]"]
+    with pytest.raises(ValueError, match="function_to_call needs language='python'"):
+        fractional_code_reward(solution, cases, language="javascript", function_to_call="pair")
+    with pytest.raises(ValueError, match="must be a Python identifier"):
+        fractional_code_reward(solution, cases, function_to_call="pair; import os")
+
+
+def test_execute_python_code_and_code_blocks() -> None:
+    assert execute_python_code("print(6 * 7)") == {"success": True, "output": "42", "error": None}
+    failed = execute_python_code("print(undefined_name)")
+    assert failed["success"] is False
+    assert failed["output"] is None
+    assert "NameError" in failed["error"]
+    slow = execute_python_code("import time; time.sleep(5)", timeout=0.5)
+    assert "timed out" in slow["error"]
+    assert extract_code_blocks("```\nx\n```\n```js\ny\n```") == ["x\n", "y\n"]
+    assert code_blocks("```\nx\n```\n```js\ny\n```") == [
+        {"language": "unknown", "code": "x"},
+        {"language": "javascript", "code": "y"},
+    ]
+    assert code_blocks("```js\ny\n```", "python") == []
+
+
+def test_no_code_block_is_an_error_metric() -> None:
+    result = local_code_execution_reward([{"role": "assistant", "content": "no code"}], "1")
+    assert result.score == 0.0
+    assert "No python code blocks found" in result.metrics["error"].reason
+
+
+def test_expected_output_that_is_no_string_scores_zero_with_a_reason() -> None:
+    assert local_code_execution_reward(code("print(5)"), 5).score == 1.0
+    result = local_code_execution_reward(code("print(5)"), [{"input": "1"}])
+    assert result.score == 0.0
+    assert "use fractional_code_reward" in result.metrics["error"].reason

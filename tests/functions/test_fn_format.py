@@ -47,29 +47,48 @@ def test_no_response() -> None:
 
 def test_tag_count_full_credit_for_all_tags() -> None:
     result = tag_count_reward(
-        said("<think>a</think><answer>b</answer>"), required_tags=["think", "answer"]
+        said("<think>a</think><answer>b</answer>"),
+        required_tags=["think", "answer"],
+        score_per_tag=0.5,
     )
     assert result.score == 1.0
     assert result.metrics["tag_think"].success is True
+    assert result.metrics["tag_think"].reason == "1 balanced 'think' tag(s)"
+    assert result.metrics["overall"].success is True
+
+
+def test_tag_count_default_credit_is_reward_kits_quarter() -> None:
+    full = said("<think>a</think><answer>b</answer>")
+    assert tag_count_reward(full, required_tags=["think", "answer"]).score == 0.5
+    assert tag_count_reward(full, required_tags=["think", "answer"]).metrics["overall"].success
 
 
 def test_tag_count_partial_and_unbalanced() -> None:
     tags = ["think", "answer"]
-    assert tag_count_reward(said("<think>a</think>"), required_tags=tags).score == 0.5
-    unbalanced = tag_count_reward(
-        said("<think>a</think><think><answer>b</answer>"), required_tags=tags
+    assert tag_count_reward(said("<think>a</think>"), required_tags=tags).score == 0.25
+    assert (
+        tag_count_reward(said("<think>a</think>"), required_tags=tags, score_per_tag=0.5).score
+        == 0.5
     )
-    assert unbalanced.score == 0.5
+    unbalanced = tag_count_reward(
+        said("<think>a</think><think><answer>b</answer>"), required_tags=tags, score_per_tag=0.5
+    )
+    assert unbalanced.score == 0.0  # <answer> counts 0.5, the unbalanced <think> costs 0.5
     assert unbalanced.metrics["tag_think"].success is False
+    assert "opened 2 time(s), closed 1 time(s)" in unbalanced.metrics["tag_think"].reason
     lenient = tag_count_reward(
         said("<think>a</think><think><answer>b</answer>"),
         required_tags=tags,
+        score_per_tag=0.5,
         require_balanced=False,
     )
     assert lenient.score == 1.0
     assert tag_count_reward(said("none"), required_tags=tags, score_per_tag=0.25).score == 0.0
     assert (
-        tag_count_reward(said('<answer id="1">b</answer>'), required_tags=["answer"]).score == 1.0
+        tag_count_reward(
+            said('<answer id="1">b</answer>'), required_tags=["answer"], score_per_tag=1
+        ).score
+        == 1.0
     )
 
 

@@ -258,8 +258,8 @@ judges:
     builtin: answer_matches
     arguments: {path: answer.txt}
   - name: cheap
-    builtin: cost_budget
-    arguments: {max_usd: 1.0}
+    builtin: turn_budget
+    arguments: {max_turns: 10}
   - name: no_shell
     builtin: tool_not_called
     arguments: {name: bash}

@@ -79,7 +79,8 @@ def test_an_agent_judges_copy_of_the_case_holds_only_its_own_regular_files(tmp_p
     (case / "link.txt").symlink_to(outside / "secret.txt")
     (case / "dir").symlink_to(outside)
     os.mkfifo(case / "pipe")
-    staged = _stage({"case_path": str(case)}, tmp_path / "staged")
+    shown = {name: "" for name in ("answer.txt", "link.txt", "dir/secret.txt", "pipe")}
+    staged = _stage({"case_path": str(case), "files": shown}, tmp_path / "staged", [])
     assert sorted(p.name for p in staged.rglob("*")) == ["answer.txt", "output"]
     assert not any(p.is_symlink() for p in staged.rglob("*"))
     (staged / SCORE_FILE).symlink_to(outside / "secret.txt")  # the judging agent's trick

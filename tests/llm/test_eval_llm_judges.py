@@ -29,10 +29,12 @@ judges:
   - name: correct
     prompt: "Does the answer equal {{ annotations.expected }}?"
     model: MODEL
+    feedback_type: bool
     samples: 3
   - name: only_math
     prompt: "Check it."
     model: MODEL
+    feedback_type: bool
     if: "annotations.get('topic') == 'math'"
 reward:
   formula: "0.5 * quality + 0.5 * correct"
@@ -75,6 +77,15 @@ def test_llm_judges_score_render_and_combine_samples(suite: Path, server: ChatSe
     got = run(suite)
     assert (got["quality"].status, got["quality"].raw) == ("scored", 4)
     assert got["correct"].raw is True  # 2 of 3 samples passed: strict majority
+    # concepts/pairwise-and-sampling.md, "The stability block": not stable, so each sample's
+    # rationale is recorded; a judge asked once carries no block.
+    stability = got["correct"].extra["stability"]
+    assert stability == {
+        "samples": 3, "min": 0.0, "max": 1.0, "mean": 2 / 3,
+        "values": [True, False, True], "stable": False,
+    }  # fmt: skip
+    assert [s["value"] for s in got["correct"].extra["sample_rationales"]] == [True, False, True]
+    assert "stability" not in got["quality"].extra
     assert got["only_math"].status == "skipped"  # `if:` is false: no call made
     assert got["reward"] == pytest.approx(0.5 * 0.75 + 0.5 * 1.0)
     assert server.count == 4
@@ -95,25 +106,29 @@ def test_an_off_scale_reply_is_asked_again_then_recorded(suite: Path, server: Ch
 
 def test_a_huge_case_renders_into_a_bounded_prompt(tmp_path: Path) -> None:
     judge = load_suite(
-        write_eval(tmp_path, "Grade {{ inputs }} and {{ annotations.note }}")
+        write_eval(tmp_path, "Grade {{ inputs.rows }} and {{ annotations.note }}")
     ).judges[0]
     shared = ["x" * 1000] * 1000  # one list used a million times: a gigabyte as text
     record = {"inputs": {"rows": [shared] * 1000}, "annotations": {"note": "n" * 10**6}}
     text = instructions(judge, record, tmp_path, numeric=False)
-    assert text.startswith("Grade {'rows': [['xxx")
+    assert text.startswith("Grade [['xxx")
     cut = f"[... cut: the rendered prompt is capped at {MAX_PROMPT_CHARS:,} characters]"
     assert cut in text
     assert len(text) < MAX_PROMPT_CHARS + 1000
 
 
-def test_placeholders_render_like_str(tmp_path: Path) -> None:
+def test_placeholders_render_like_str_and_inputs_like_the_harness(tmp_path: Path) -> None:
     judge = load_suite(
-        write_eval(tmp_path, "{{ inputs }}|{{ inputs.n }}|{{ inputs.s }}|{{ inputs.d }}")
+        write_eval(tmp_path, "{{ inputs.n }}|{{ inputs.s }}|{{ inputs.d }}|{{ inputs.l }}")
     ).judges[0]
     day = datetime.date(2026, 12, 1)  # YAML reads dates as such
     inputs = {"n": 1.5, "s": "it's", "l": [None, True, {"k": ("t",), "u": (1, 2)}], "d": day}
     text = instructions(judge, {"inputs": inputs}, tmp_path, numeric=False)
-    assert text.split("\n\n")[0] == f"{inputs}|1.5|it's|2026-12-01"
+    assert text.split("\n\n")[0] == f"1.5|it's|2026-12-01|{inputs['l']}"
+    # bare {{ inputs }}: `**key**: value` paragraphs, nested values as YAML (score.py)
+    judge = load_suite(write_eval(tmp_path, "{{ inputs }}")).judges[0]
+    text = instructions(judge, {"inputs": {"q": "why?", "tags": ["a", "b"]}}, tmp_path, False)
+    assert text.startswith("**q**: why?\n\n**tags**: - a\n- b\n\nAnswer true")
 
 
 def test_the_submission_is_capped_with_a_note(
@@ -133,5 +148,7 @@ def test_the_submission_is_capped_with_a_note(
 
 def write_eval(tmp_path: Path, prompt: str) -> Path:
     path = tmp_path / "eval.yaml"
-    path.write_text(f"judges:\n  - name: j\n    prompt: {json.dumps(prompt)}\n")
+    path.write_text(
+        f"judges:\n  - name: j\n    prompt: {json.dumps(prompt)}\n    feedback_type: bool\n"
+    )
     return path

@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
 
 from rewardkit.cli import main
+from rewardkit.cli import serve as serve_cli
 
 QA = Path(__file__).parents[2] / "examples" / "qa-eval"
 
@@ -36,7 +36,12 @@ def test_bad_limit_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_options_reach_uvicorn(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: dict[str, Any] = {}
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: seen.update(app=app, **kw))
+
+    def run(app: Any, host: str, port: int) -> int:
+        seen.update(app=app, host=host, port=port)
+        return 0
+
+    monkeypatch.setattr(serve_cli, "_run", run)
     monkeypatch.setenv("REWARDKIT_SERVER_TOKEN", "from-env")
     monkeypatch.setenv("REWARDKIT_SERVER_BODY_TIMEOUT", "2.5")
     argv = ["serve", "--config", str(QA), "--port", "9001", "--max-concurrent", "2"]
@@ -53,7 +58,7 @@ def test_options_reach_uvicorn(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_public_host_needs_a_workspace_root(
     host: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: pytest.fail("must not start"))
+    monkeypatch.setattr(serve_cli, "_run", lambda *a: pytest.fail("must not start"))
     assert main(["serve", "--config", str(QA), "--host", host, "--token", "t"]) == 2
     assert capsys.readouterr().err == (
         f"rewardkit serve: error: --workspace-root is required with --host {host} (not "
@@ -64,7 +69,7 @@ def test_a_public_host_needs_a_workspace_root(
 
 @pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.2", "localhost", "::1"])
 def test_loopback_needs_no_workspace_root(host: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: None)
+    monkeypatch.setattr(serve_cli, "_run", lambda *a: 0)
     assert main(["serve", "--config", str(QA), "--host", host]) == 0
 
 
@@ -79,7 +84,7 @@ def test_a_missing_workspace_root_exits_2(
 def test_public_host_without_token_warns(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: None)
+    monkeypatch.setattr(serve_cli, "_run", lambda *a: 0)
     argv = ["serve", "--config", str(QA), "--host", "0.0.0.0", "--workspace-root", str(tmp_path)]
     assert main(argv) == 0
     assert "without --token" in capsys.readouterr().err
@@ -89,7 +94,7 @@ def test_public_host_without_token_warns(
 def test_an_empty_token_exits_2(
     how: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: pytest.fail("must not start"))
+    monkeypatch.setattr(serve_cli, "_run", lambda *a: pytest.fail("must not start"))
     argv = ["serve", "--config", str(QA)]
     if how == "env":
         monkeypatch.setenv("REWARDKIT_SERVER_TOKEN", "")

@@ -10,12 +10,20 @@ import warnings
 from typing import Any
 
 from rewardkit.functions.builtin import exact_tool_match_reward
+from rewardkit.functions.helpers import (
+    calculate_jaccard_similarity,
+    extract_schema_properties,
+    match_function_call,
+)
 from rewardkit.types import EvaluateResult
 
 __all__ = [
+    "calculate_jaccard_similarity",
     "composite_function_call_reward",
     "exact_tool_match_reward",
+    "extract_schema_properties",
     "llm_judge_reward",
+    "match_function_call",
     "schema_jaccard_reward",
 ]
 

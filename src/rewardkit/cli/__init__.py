@@ -3,34 +3,75 @@
 `rewardkit TESTS_DIR [TESTS_DIR ...]` is Harbor RewardKit's command line. Subcommands
 (`rewardkit eval ...`) dispatch on the first argument; a tests directory that happens to be
 named like a subcommand can always be passed as `./eval`.
+
+Every front door uses the same exit codes: 0 scored; 3 outputs written but some criterion or
+judge errored; 2 bad arguments or configuration, before anything runs; 1 an internal error.
+Warnings print as one line, `rewardkit: warning: <message>`.
 """
 
 from __future__ import annotations
 
 import sys
+import warnings
+from importlib import import_module
+from pathlib import Path
 
-from rewardkit.cli import verify
+__all__ = ["SUBCOMMANDS", "main"]
 
-__all__ = ["main"]
+SUBCOMMANDS = {
+    "eval": "score an eval.yaml suite over its cases -> summary.json / summary.yaml",
+    "check": "validate a tests dir or an eval.yaml and print its plan; exit 2 on any problem",
+    "score": "score a JSONL file of samples (RL rollouts) -> one result line per sample",
+    "serve": "serve rewards over HTTP (POST /score)",
+}
+"""`rewardkit <name> --help` tells more; the default command scores Harbor tests dirs."""
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit code (see `rewardkit --help`)."""
     args = sys.argv[1:] if argv is None else argv
-    if args and args[0] == "eval":
-        from rewardkit.cli import eval as evaluate
+    shown = warnings.formatwarning
+    warnings.formatwarning = _one_line
+    try:
+        return _dispatch(args)
+    finally:
+        warnings.formatwarning = shown
 
-        return evaluate.main(args[1:])
-    if args and args[0] == "score":
-        from rewardkit.cli import score
 
-        return score.main(args[1:])
-    if args and args[0] == "serve":
-        from rewardkit.cli import serve
+def _dispatch(args: list[str]) -> int:
+    first = args[0] if args else ""
+    if first in SUBCOMMANDS:
+        module = import_module(f"rewardkit.cli.{first}")
+        code: int = module.main(args[1:])
+        return code
+    if first in ("--version", "-V"):
+        from rewardkit import __version__
 
-        return serve.main(args[1:])
-    if args and args[0] == "check":
-        from rewardkit.cli import check
+        print(f"rewardkit {__version__}")
+        return 0
+    if first and not first.startswith("-") and not Path(first).exists():
+        from difflib import get_close_matches
 
-        return check.main(args[1:])
+        close = get_close_matches(first, SUBCOMMANDS, n=1, cutoff=0.6)
+        if close:
+            print(
+                f"rewardkit: error: unknown command {first!r}. Did you mean {close[0]!r}? "
+                f"Commands: {', '.join(SUBCOMMANDS)} (or a tests directory).",
+                file=sys.stderr,
+            )
+            return 2
+    from rewardkit.cli import verify
+
     return verify.main(args)
+
+
+def _one_line(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    line: str | None = None,
+) -> str:
+    """`rewardkit: warning: <message>`: our messages name their file; no source line."""
+    kind = "" if category in (UserWarning, RuntimeWarning) else f"{category.__name__}: "
+    return f"rewardkit: warning: {kind}{message}\n"

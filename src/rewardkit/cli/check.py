@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from pathlib import Path
 
 from rewardkit._errors import ConfigError
@@ -15,7 +16,9 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="rewardkit check",
         description="Load and validate a tests directory or an eval.yaml, then print what it "
-        "will compute: each reward key, how it is composed, each judge. Exit 2 on any error.",
+        "will compute: each reward key, how it is composed, each judge.",
+        epilog="exit codes: 0 valid; 2 a configuration problem: an error, a likely typo (a "
+        "warning with a suggestion) or nothing to score.",
     )
     parser.add_argument("path", type=Path, help="a tests directory or an eval.yaml")
     args = parser.parse_args(argv)
@@ -24,13 +27,30 @@ def main(argv: list[str]) -> int:
     from rewardkit.sources.tests_dir import discover
 
     path: Path = args.path
-    try:
-        if path.name.endswith((".yaml", ".yml")) or (path / "eval.yaml").is_file():
-            text = describe_suite(load_suite(path))
-        else:
-            text = describe_plan(discover(path))
-    except ConfigError as exc:
-        print(f"rewardkit check: error: {exc}", file=sys.stderr)
-        return 2
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            if path.name.endswith((".yaml", ".yml")) or (path / "eval.yaml").is_file():
+                suite = load_suite(path)
+                text, empty = describe_suite(suite), not suite.judges and suite.pairwise is None
+            else:
+                plan = discover(path)
+                text, empty = describe_plan(plan), not list(plan.leaves())
+        except ConfigError as exc:
+            print(f"rewardkit check: error: {exc}", file=sys.stderr)
+            return 2
+    problems = [str(w.message) for w in caught if _is_problem(str(w.message))]
+    for warning in caught:
+        if str(warning.message) not in problems:
+            print(f"rewardkit: warning: {warning.message}", file=sys.stderr)
+    if empty and not problems:
+        problems.append(f"{path}: nothing to score: no criteria or judges found")
     print(text)
-    return 0
+    for problem in problems:
+        print(f"rewardkit check: error: {problem}", file=sys.stderr)
+    return 2 if problems else 0
+
+
+def _is_problem(message: str) -> bool:
+    """A warning `check` fails on: a likely typo (it has a suggestion) or nothing to score."""
+    return "Did you mean" in message or "No criteria found" in message

@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import os
+import socket
 import sys
 from pathlib import Path
+from typing import Any
 
 from rewardkit._errors import ConfigError
 
@@ -30,8 +32,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="rewardkit serve",
         description="Serve a reward over HTTP: POST /score, /score/batch, /validate; "
         "GET /healthz; the OpenAPI schema at /openapi.json.",
-        epilog=f"exit codes: {EXIT_OK} stopped; {EXIT_CONFIG} bad arguments, bad configuration "
-        f"or the server extra missing ({INSTALL_HINT}).",
+        epilog=f"exit codes: {EXIT_OK} stopped; {EXIT_CONFIG} bad arguments, bad configuration, "
+        f"the port in use, or the server extra missing ({INSTALL_HINT}).",
     )
     parser.add_argument(
         "--config", type=Path, required=True, help="a tests directory or an eval.yaml"
@@ -121,7 +123,7 @@ def main(argv: list[str]) -> int:
     """Run the service until interrupted; return the exit code."""
     try:
         import fastapi  # noqa: F401
-        import uvicorn
+        import uvicorn  # noqa: F401
     except ImportError as exc:
         print(
             f"rewardkit serve: error: the HTTP server needs the 'server' extra ({exc.name} is "
@@ -161,8 +163,39 @@ def main(argv: list[str]) -> int:
             "can reach it can score samples",
             file=sys.stderr,
         )
-    uvicorn.run(app, host=args.host, port=args.port, log_level="info")
+    return _run(app, args.host, args.port)
+
+
+def _run(app: Any, host: str, port: int) -> int:
+    """Serve `app` until interrupted; a port that cannot be bound is a configuration error."""
+    import uvicorn
+
+    try:
+        listening = _listen(host, port)
+    except OSError as exc:
+        print(
+            f"rewardkit serve: error: cannot listen on {host}:{port} "
+            f"({exc.strerror or exc}). Pick another --port, or stop what holds it.",
+            file=sys.stderr,
+        )
+        return EXIT_CONFIG
+    config = uvicorn.Config(app, host=host, port=port, log_level="info")
+    uvicorn.Server(config).run(sockets=[listening])
     return EXIT_OK
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A listening socket bound now, so a port in use is a clear error, not a late crash."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listening = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listening.bind((host, port))
+        listening.listen(2048)
+    except OSError:
+        listening.close()
+        raise
+    return listening
 
 
 def _check_exposure(args: argparse.Namespace) -> None:

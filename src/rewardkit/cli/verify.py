@@ -7,8 +7,10 @@ import os
 import sys
 from pathlib import Path
 
+from rewardkit import __version__
 from rewardkit._errors import ConfigError
 from rewardkit._verifier import DEFAULT_OUTPUT, DEFAULT_WORKSPACE, ERROR_POLICIES, verify
+from rewardkit.cli import SUBCOMMANDS
 from rewardkit.cli._workers import add_worker_arguments
 from rewardkit.engine import Limits
 from rewardkit.outputs import format_comparison
@@ -21,10 +23,19 @@ EXIT_CONFIG = 2
 EXIT_CRITERION_ERRORS = 3
 """Every output was written, but at least one criterion errored or timed out."""
 
-_EPILOG = f"""\
-exit codes: {EXIT_OK} every criterion scored; {EXIT_CRITERION_ERRORS} outputs written but some \
-criterion errored (see reward-details.json); {EXIT_CONFIG} bad arguments or configuration \
-(nothing ran); 1 internal error."""
+_EPILOG = "\n".join(
+    [
+        "commands (rewardkit COMMAND --help for each):",
+        *(f"  {name:<7} {what}" for name, what in SUBCOMMANDS.items()),
+        "",
+        "exit codes:",
+        f"  {EXIT_OK}  every criterion scored",
+        f"  {EXIT_CRITERION_ERRORS}  outputs written, but some criterion errored (see "
+        "reward-details.json)",
+        f"  {EXIT_CONFIG}  bad arguments or configuration: nothing ran",
+        "  1  internal error",
+    ]
+)
 
 
 def _key_value(text: str) -> tuple[str, str]:
@@ -36,8 +47,14 @@ def _key_value(text: str) -> tuple[str, str]:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="rewardkit", description="Discover and run folder-based rewards.", epilog=_EPILOG
+        prog="rewardkit",
+        usage="rewardkit [COMMAND | TESTS_DIR ...] [options]",
+        description="Discover and run folder-based rewards (Harbor RewardKit's command line), "
+        "or run one of the commands below.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", "-V", action="version", version=f"rewardkit {__version__}")
     parser.add_argument(
         "tests_dirs",
         nargs="+",
@@ -147,6 +164,8 @@ def main(argv: list[str]) -> int:
         timeout=args.timeout,
         memory_mb=args.memory_mb,
     )
+    if args.output == DEFAULT_OUTPUT:
+        print(f"rewardkit: writing {DEFAULT_OUTPUT} (the default; --output PATH)", file=sys.stderr)
     try:
         results = verify(
             args.tests_dirs,

@@ -1,12 +1,11 @@
 """Load-time half of the `reward:` block: validate the mapping, compile, warn.
 
-Every problem is collected and raised together; the seed's two load-time warnings are
+Every problem is collected and raised together; the two documented load-time warnings are
 emitted here, with their exact silence conditions. Pure: no I/O.
 """
 
 from __future__ import annotations
 
-import keyword
 import math
 import warnings
 from collections.abc import Callable, Mapping
@@ -76,12 +75,18 @@ def parse_reward_block(
         errors.append(ConfigError(message, path=where, key=f"reward.{key}"))
 
     def judge_name(key: str, name: object) -> str | None:
+        """`reward.judge` must name a judge (as documented); in `weights` and `raw` an undeclared
+        name only warns: like the harness, it then has no value on any case."""
         if isinstance(name, str) and name in judges:
             return name
         known = ", ".join(repr(n) for n in judges) or "none"
         hint = did_you_mean(name, judges) if isinstance(name, str) else ""
-        error(key, f"{name!r} is not a declared judge.{hint} Declared judges: {known}")
-        return None
+        message = f"{name!r} is not a declared judge.{hint} Declared judges: {known}"
+        if key == "judge" or not isinstance(name, str):
+            error(key, message)
+            return None
+        warnings.warn(f"{where}: reward.{key}: {message}", stacklevel=4)
+        return name
 
     for key in data:
         if key not in _KEYS:
@@ -155,22 +160,24 @@ def _formula(
         return "weighted", None
     if formula == "weighted":
         return formula, None
-    bare = formula.strip()
-    plain_name = bare.isidentifier() and not keyword.iskeyword(bare) and bare[0] != "_"
-    if plain_name and bare not in judges:
-        hint = did_you_mean(bare, ["weighted", *judges])
-        message = f"{formula!r} is neither 'weighted' nor a declared judge.{hint}"
-        errors.append(ConfigError(message, path=where, key="reward.formula"))
-        return formula, None
     try:
-        return formula, compile_expression(formula, names=judges, key="reward.formula", path=where)
+        expression = compile_expression(formula, key="reward.formula", path=where)
     except ConfigError as exc:
         errors.append(exc)
         return formula, None
+    for name in sorted(expression.names - set(judges)):
+        # As documented: an undefined judge name is a run-time failure (the case scores 0.0).
+        hint = did_you_mean(name, ["weighted", *judges])
+        warnings.warn(
+            f"{where}: reward.formula names {name!r}, which is not a declared judge; a case "
+            f"whose formula needs it scores 0.0.{hint}",
+            stacklevel=4,
+        )
+    return formula, expression
 
 
 def _warn_at_load(block: RewardBlock, judges: _Judges) -> None:
-    """The seed's two load-time warnings, with their exact silence conditions."""
+    """The two documented load-time warnings, with their exact silence conditions."""
 
     def own(name: str) -> ScoreRange | None:
         info = judges.get(name)

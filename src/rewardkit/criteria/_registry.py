@@ -45,6 +45,11 @@ class Check:
     def __call__(self, workspace: Path) -> Any:
         return self.evaluate(workspace)
 
+    @property
+    def __name__(self) -> str:
+        """The check's name, as on the function Harbor RewardKit returns (`file_exists:x`)."""
+        return self.name
+
 
 @dataclass(frozen=True, kw_only=True)
 class CriterionFactory:

@@ -57,7 +57,7 @@ async def run_leaves(
     Never raises because of a criterion or a judge: failures are `error` outcomes.
     """
     leaves = [leaf for plan in plans for leaf in plan.leaves()]
-    jobs = [(leaf, check) for leaf in leaves if leaf.load_error is None for check in leaf.checks]
+    jobs = [(leaf, check) for leaf in leaves for check in leaf.checks]
     judged = [leaf for leaf in leaves if leaf.judge is not None]
     agents = asyncio.Semaphore(limits.agent) if limits.agent > 0 else None
     client = _model_client(judged, limits)
@@ -86,15 +86,6 @@ async def run_leaves(
         outcomes[id(leaf)].append(outcome)
     result = {key: JudgeRun(outcomes=tuple(found)) for key, found in outcomes.items()}
     result.update({id(leaf): run for leaf, run in zip(judged, runs, strict=True)})
-    for leaf in leaves:
-        if leaf.load_error is not None:
-            failed = Outcome(
-                name=leaf.source.name,
-                status="error",
-                description=f"Load {leaf.source.name}",
-                error=leaf.load_error,
-            )
-            result[id(leaf)] = JudgeRun(outcomes=(failed,))
     return result
 
 

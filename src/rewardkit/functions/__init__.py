@@ -18,9 +18,9 @@ from importlib import import_module
 from types import ModuleType
 from typing import Any
 
-from rewardkit.functions._decorator import reward_function
+from rewardkit.functions._decorator import EvaluationMode, reward_function
 
-__all__ = ["reward_function"]
+__all__ = ["EvaluationMode", "reward_function"]
 
 _BUILTIN = "rewardkit.functions.builtin"
 

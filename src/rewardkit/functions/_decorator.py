@@ -12,17 +12,26 @@ import inspect
 import math
 from collections.abc import Awaitable, Callable, Coroutine
 from numbers import Real
-from typing import Any, Literal, ParamSpec, Protocol, overload
+from typing import TYPE_CHECKING, Any, Literal, ParamSpec, Protocol, overload
 
 from pydantic import ValidationError
 
+from rewardkit._errors import RewardFunctionError
 from rewardkit.functions._inputs import input_plan, show
 from rewardkit.types import EvaluateResult, RewardOutput
 
-__all__ = ["reward_function"]
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
+
+__all__ = ["EvaluationMode", "reward_function"]
 
 P = ParamSpec("P")
 _isfinite = math.isfinite
+
+EvaluationMode = Literal["pointwise", "batch"]
+"""`pointwise`: one conversation per call (`messages`), one result. `batch`: many
+conversations per call (`rollouts_messages`), a list of results."""
+_MODES = ("pointwise", "batch")
 
 
 class _Decorator(Protocol):
@@ -47,7 +56,7 @@ def reward_function(
     *,
     id: str | None = None,
     requirements: list[str] | None = None,
-    mode: Literal["pointwise"] = "pointwise",
+    mode: EvaluationMode = "pointwise",
 ) -> _Decorator: ...
 def reward_function(
     func: Callable[..., Any] | None = None,
@@ -55,7 +64,7 @@ def reward_function(
     *,
     id: str | None = None,
     requirements: list[str] | None = None,
-    mode: Literal["pointwise"] = "pointwise",
+    mode: EvaluationMode = "pointwise",
 ) -> Any:
     """Make `func` a reward function: messages in, an `EvaluateResult` out.
 
@@ -67,21 +76,25 @@ def reward_function(
     its fields, a number or a bool (`score=1.0/0.0`); the caller always gets an
     `EvaluateResult`. `async def` functions give an async reward function. Exceptions
     raised by `func` propagate unchanged. The wrapper has `__reward_function__ = True` and
-    the original as `__wrapped__`.
+    the original as `__wrapped__`. With `mode="batch"`, `rollouts_messages` is a list of
+    conversations (each converted like `messages`) and `func` returns a list of results.
 
-    Unlike reward-kit 0.4.1, `**kwargs` is not required, messages are converted for any
-    annotation (0.4.1 only for exactly `List[Message]`), numbers and bools are accepted as
-    returns, `async def` works, and input errors are `TypeError`s (0.4.1: `ValueError`).
+    Unlike reward-kit 0.4.1, `**kwargs` is not required (`reward_kit.reward_function`
+    requires it, as 0.4.1 does), messages are converted for any annotation (0.4.1 only for
+    exactly `List[Message]`), numbers and bools are accepted as returns, `async def` works,
+    and a bad `mode` fails at decoration, not at the first call.
 
     Args:
         func: the function; omit it to use `@reward_function(...)` with options.
         id: an identifier kept as `_reward_function_id` (reward-kit compatibility).
         requirements: pip requirements kept as `_reward_function_requirements`.
-        mode: only `"pointwise"` (one sample per call) is supported.
+        mode: `"pointwise"` (one conversation per call) or `"batch"` (a list of them).
 
     Raises:
-        TypeError: at call time, when a message input is malformed (the message names the
-            parameter and the index) or `func` returns something that is not a result.
+        ValueError: at decoration, for an unknown `mode`.
+        RewardFunctionError: (a `TypeError` and a `ValueError`) at call time, when a
+            message input is malformed (the message names the parameter and the index) or
+            `func` returns something that is not a result.
 
     Example:
         >>> @reward_function
@@ -90,16 +103,19 @@ def reward_function(
         >>> mentions_paris([{"role": "assistant", "content": "Paris."}]).score
         1.0
     """
-    if mode != "pointwise":
+    if mode not in _MODES:
         raise ValueError(
-            f"reward_function(mode={mode!r}) is not supported; only 'pointwise' is. "
-            "Score a batch by calling the function once per sample."
+            f"reward_function(mode={mode!r}) is not a mode; use 'pointwise' (one "
+            "conversation per call) or 'batch' (`rollouts_messages`, a list of them)."
         )
 
     def decorate(func: Any) -> Any:
         if not callable(func):
             raise TypeError(f"@reward_function needs a function (got {show(func)}).")
-        wrapper: Any = func if getattr(func, "__reward_function__", False) else _wrap(func)
+        if getattr(func, "__reward_function__", False):
+            wrapper: Any = func
+        else:
+            wrapper = _wrap_batch(func) if mode == "batch" else _wrap(func)
         if id is not None or not hasattr(wrapper, "_reward_function_id"):
             wrapper._reward_function_id = id
         if requirements is not None or not hasattr(wrapper, "_reward_function_requirements"):
@@ -119,7 +135,7 @@ def _label(func: Callable[..., Any]) -> str:
 def _wrap(func: Callable[..., Any]) -> Any:
     label = _label(func)
     plan = input_plan(func, label)
-    finish = functools.partial(_to_result, label=label)
+    finish = functools.partial(_to_result, label=label, name=_name(func))
 
     if inspect.iscoroutinefunction(func):
 
@@ -165,12 +181,48 @@ def _wrap(func: Callable[..., Any]) -> Any:
     return wrapper
 
 
-def _to_result(result: Any, *, label: str) -> EvaluateResult:
+def _name(func: Callable[..., Any]) -> str:
+    return getattr(func, "__name__", type(func).__name__)
+
+
+def _wrap_batch(func: Callable[..., Any]) -> Any:
+    """The batch-mode wrapper: not on the hot path, so one plain loop for sync and async."""
+    label = _label(func)
+    plan = input_plan(func, label, batch=True)
+    finish = functools.partial(_to_results, label=label, name=_name(func))
+
+    def convert(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+        for name, index, converter in plan:
+            if index < len(args):
+                args = (*args[:index], converter(args[index]), *args[index + 1 :])
+            elif name in kwargs:
+                kwargs[name] = converter(kwargs[name])
+        return args
+
+    if inspect.iscoroutinefunction(func):
+
+        @functools.wraps(func)
+        async def async_wrapper(*args: Any, **kwargs: Any) -> list[EvaluateResult]:
+            return finish(await func(*convert(args, kwargs), **kwargs))
+
+        wrapper: Any = async_wrapper
+    else:
+
+        @functools.wraps(func)
+        def sync_wrapper(*args: Any, **kwargs: Any) -> list[EvaluateResult]:
+            return finish(func(*convert(args, kwargs), **kwargs))
+
+        wrapper = sync_wrapper
+    wrapper.__reward_function__ = True
+    return wrapper
+
+
+def _to_result(result: Any, *, label: str, name: str) -> EvaluateResult:
     """Turn what a reward function returned into an `EvaluateResult`, or say what is wrong."""
     if isinstance(result, EvaluateResult):
         if isinstance(result.score, Real) and _isfinite(result.score):
             return result
-        raise TypeError(
+        raise RewardFunctionError(
             f"{label} returned an EvaluateResult whose score is not a finite number "
             f"(got {show(result.score)}). Give a finite score, and set `error` on failure."
         )
@@ -178,26 +230,61 @@ def _to_result(result: Any, *, label: str) -> EvaluateResult:
         try:
             return EvaluateResult.model_validate(result)
         except ValidationError as exc:
-            raise TypeError(
+            raise RewardFunctionError(
                 f"{label} returned a dict that is not a valid EvaluateResult: "
-                f"{_first_error(exc)}. Return e.g. {{'score': 0.5, 'reason': '...'}}."
+                f"{_first_error(exc)}. Return e.g. {{'score': 0.5, 'reason': '...'}}.\n"
+                f"{_invalid(name, 'pointwise', exc)}"
             ) from exc
     if isinstance(result, Real):
         score = float(result)
         if not _isfinite(score):
-            raise TypeError(f"{label} returned {score}; a score must be a finite number.")
+            raise RewardFunctionError(f"{label} returned {score}; a score must be a finite number.")
         return EvaluateResult(score=score)
     if isinstance(result, RewardOutput):
         return result.to_evaluate_result()
     if inspect.iscoroutine(result):
         result.close()  # never awaited on purpose; closing it avoids a RuntimeWarning
-        raise TypeError(
+        raise RewardFunctionError(
             f"{label} returned a coroutine: it is a sync function returning an awaitable. "
             "Declare it `async def` so @reward_function awaits it."
         )
-    raise TypeError(
+    raise RewardFunctionError(
         f"{label} returned {show(result)}; a reward function must return an EvaluateResult, "
         "a dict of its fields (with a 'score'), or a number or bool."
+    )
+
+
+def _to_results(result: Any, *, label: str, name: str) -> list[EvaluateResult]:
+    """A batch reward function's list of results, validated like 0.4.1's."""
+    if type(result) is not list:
+        raise RewardFunctionError(
+            f"{label} returned {show(result)}; a batch reward function (mode='batch') must "
+            "return a list of results, one per conversation of `rollouts_messages`."
+        )
+    items = [
+        EvaluateResult(score=float(r)) if isinstance(r, Real) and _isfinite(r) else r
+        for r in result
+    ]
+    try:
+        return _results_adapter().validate_python(items)
+    except ValidationError as exc:
+        raise RewardFunctionError(
+            f"{label} returned a list that is not one valid EvaluateResult per conversation: "
+            f"{_first_error(exc)}.\n{_invalid(name, 'batch', exc)}"
+        ) from exc
+
+
+@functools.cache
+def _results_adapter() -> TypeAdapter[list[EvaluateResult]]:
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(list[EvaluateResult])
+
+
+def _invalid(name: str, mode: str, exc: ValidationError) -> str:
+    """reward-kit 0.4.1's wording for a return value that is no result (code matches it)."""
+    return (
+        f"Return value from function '{name}' failed Pydantic validation for mode '{mode}':\n{exc}"
     )
 
 

@@ -11,8 +11,10 @@ messages and what their annotations ask for:
   as they are.
 
 In every mode the value must be a list whose items are dicts or `Message`s with a string
-`role`, and a text, content-parts or `None` `content`; anything else is a `TypeError`
-that names the function, the parameter and the index.
+`role`, and a text, content-parts or `None` `content`; anything else is a
+`RewardFunctionError` (a `TypeError` and a `ValueError`) that names the function, the
+parameter and the index, and ends with reward-kit 0.4.1's "Input '<name>' failed
+Pydantic validation". In batch mode, `rollouts_messages` is a list of such lists.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from typing import Any, Literal, NamedTuple
 
 from pydantic import ValidationError
 
+from rewardkit._errors import RewardFunctionError
 from rewardkit.types import Message
 
 __all__ = ["Converter", "InputPlan", "input_plan", "show"]
@@ -35,6 +38,7 @@ Mode = Literal["dict", "keep"] | type[Message]
 Converter = Callable[[Any], Any]
 
 _MESSAGE_PARAMS = ("messages", "original_messages")
+_BATCH_PARAMS = ("rollouts_messages",)
 _VARIADIC = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
 _KEYWORD_ONLY = sys.maxsize
 """The 'position' of a parameter that can only be passed by keyword."""
@@ -49,11 +53,15 @@ class InputPlan(NamedTuple):
     convert: Converter
 
 
-def input_plan(func: Callable[..., Any], label: str) -> tuple[InputPlan, ...]:
+def input_plan(
+    func: Callable[..., Any], label: str, *, batch: bool = False
+) -> tuple[InputPlan, ...]:
     """The parameters of `func` that carry messages, with their converters.
 
-    `label` names the function in error messages, e.g. `my_reward()`.
+    `label` names the function in error messages, e.g. `my_reward()`. With `batch`, the
+    messages come as `rollouts_messages`, a list of conversations.
     """
+    message_params = _BATCH_PARAMS if batch else _MESSAGE_PARAMS
     params = inspect.signature(func).parameters
     hints = _hints(func)
     plan: list[InputPlan] = []
@@ -62,19 +70,56 @@ def input_plan(func: Callable[..., Any], label: str) -> tuple[InputPlan, ...]:
         index = _KEYWORD_ONLY
         if param.kind in (param.POSITIONAL_ONLY, param.POSITIONAL_OR_KEYWORD):
             index, position = position, position + 1
-        if param.name not in (*_MESSAGE_PARAMS, "ground_truth") or param.kind in _VARIADIC:
+        if param.name not in (*message_params, "ground_truth") or param.kind in _VARIADIC:
             continue
-        annotation = hints.get(param.name, param.annotation)
-        mode, optional = _mode(_resolve(func, annotation))
+        annotation = _resolve(func, hints.get(param.name, param.annotation))
+        if batch and param.name != "ground_truth":
+            mode, optional = _mode(_item_annotation(annotation))
+            convert = _batch_converter(label, param.name, mode, param.default is None)
+            plan.append(InputPlan(param.name, index, convert))
+            continue
+        mode, optional = _mode(annotation)
         if param.name == "ground_truth" and not isinstance(mode, type):
             continue  # ground truth is free-form unless annotated as messages
         allow_none = optional or param.default is None
         plan.append(InputPlan(param.name, index, _converter(label, param.name, mode, allow_none)))
     has_var_keyword = any(p.kind is p.VAR_KEYWORD for p in params.values())
-    for name in _MESSAGE_PARAMS:  # messages that arrive through **kwargs are checked too
+    for name in message_params:  # messages that arrive through **kwargs are checked too
         if has_var_keyword and name not in params:
-            plan.append(InputPlan(name, _KEYWORD_ONLY, _converter(label, name, "keep", True)))
+            convert = (_batch_converter if batch else _converter)(label, name, "keep", True)
+            plan.append(InputPlan(name, _KEYWORD_ONLY, convert))
     return tuple(plan)
+
+
+def _item_annotation(annotation: Any) -> Any:
+    """`List[Message]` from `List[List[Message]]` (or `Optional[...]` of it); else `Any`."""
+    origin = typing.get_origin(annotation)
+    if origin is typing.Union or origin is types.UnionType:
+        members = [a for a in typing.get_args(annotation) if a is not type(None)]
+        return _item_annotation(members[0]) if len(members) == 1 else Any
+    args = typing.get_args(annotation)
+    return args[0] if origin in (list, Sequence, Iterable) and args else Any
+
+
+def _batch_converter(label: str, name: str, mode: Mode, allow_none: bool) -> Converter:
+    """Convert a list of conversations, each as `_converter` converts one."""
+    where = _where(label, name, name)
+
+    def convert(value: Any) -> Any:
+        if type(value) is not list:
+            if value is None and allow_none:
+                return None
+            raise _input_error(
+                where,
+                f"{where} must be a list of conversations, each a list of messages "
+                f"(got {show(value)}). Pass e.g. [[{_EXAMPLE}]].",
+            )
+        return [
+            _converter(label, name, mode, False, path=f"{name}[{i}]")(rollout)
+            for i, rollout in enumerate(value)
+        ]
+
+    return convert
 
 
 def _hints(func: Callable[..., Any]) -> dict[str, Any]:
@@ -143,14 +188,27 @@ def show(value: Any) -> str:
 _EXAMPLE = "{'role': 'user', 'content': 'Hi'}"
 
 
-def _converter(label: str, name: str, mode: Mode, allow_none: bool) -> Converter:
+def _where(label: str, name: str, path: str) -> str:
+    """The start of an input error: the function, then where exactly."""
+    return f"{label}: {path}"
+
+
+def _input_error(where: str, message: str) -> RewardFunctionError:
+    """The error for a malformed input; it ends with reward-kit 0.4.1's wording."""
+    name = where.partition(": ")[2].partition("[")[0]
+    return RewardFunctionError(f"{message} (Input '{name}' failed Pydantic validation.)")
+
+
+def _converter(
+    label: str, name: str, mode: Mode, allow_none: bool, *, path: str | None = None
+) -> Converter:
     """Build the per-call converter of one parameter.
 
     Fast paths: a list of plain dicts with text content only gets type-checked (`dict` and
     `keep` modes), or validated straight into `Message`s (a `Message` class). Everything else
     (other conversions, `None` content, errors) takes `_slow`.
     """
-    where = f"{label}: {name}"
+    where = _where(label, name, name if path is None else path)
 
     if isinstance(mode, type):
         validate = mode.__pydantic_validator__.validate_python
@@ -191,8 +249,9 @@ def _slow(value: Any, where: str, mode: Mode, allow_none: bool) -> Any:
     if type(value) is not list:
         if value is None and allow_none:
             return None
-        raise TypeError(
-            f"{where} must be a list of messages (got {show(value)}). Pass e.g. [{_EXAMPLE}]."
+        raise _input_error(
+            where,
+            f"{where} must be a list of messages (got {show(value)}). Pass e.g. [{_EXAMPLE}].",
         )
     out = value
     for i, item in enumerate(value):
@@ -209,9 +268,10 @@ def _slow(value: Any, where: str, mode: Mode, allow_none: bool) -> Any:
             elif mode == "dict" and type(item) is not dict:
                 new = dict(item)
         else:
-            raise TypeError(
+            raise _input_error(
+                where,
                 f"{where}[{i}] must be a dict or a Message (got {show(item)}). "
-                f"Write each message as e.g. {_EXAMPLE}."
+                f"Write each message as e.g. {_EXAMPLE}.",
             )
         if new is not item:
             out = _replace(out, value, i, new)
@@ -230,24 +290,27 @@ def _check_dict(item: Mapping[str, Any], where: str, i: int) -> None:
     role = item.get("role")
     if type(role) is not str:
         if "role" not in item:
-            raise TypeError(
+            raise _input_error(
+                where,
                 f"{where}[{i}] has no 'role' (got {show(item)}). Every message needs one: "
-                "'system', 'user', 'assistant' or 'tool'."
+                "'system', 'user', 'assistant' or 'tool'.",
             )
-        raise TypeError(f"{where}[{i}]['role'] must be a string (got {show(role)}).")
+        raise _input_error(where, f"{where}[{i}]['role'] must be a string (got {show(role)}).")
     content = item.get("content")
     if content is None or type(content) is str:
         return
     if type(content) is not list:
-        raise TypeError(
+        raise _input_error(
+            where,
             f"{where}[{i}]['content'] must be a string, a list of content parts or None "
-            f"(got {show(content)})."
+            f"(got {show(content)}).",
         )
     for j, part in enumerate(content):
         if not isinstance(part, Mapping) or not isinstance(part.get("type"), str):
-            raise TypeError(
+            raise _input_error(
+                where,
                 f"{where}[{i}]['content'][{j}] must be a content part with a string 'type' "
-                f"(got {show(part)}). Write e.g. {{'type': 'text', 'text': '...'}}."
+                f"(got {show(part)}). Write e.g. {{'type': 'text', 'text': '...'}}.",
             )
 
 
@@ -257,4 +320,6 @@ def _to_message(cls: type[Message], item: Mapping[str, Any], where: str, i: int)
     except ValidationError as exc:
         error = exc.errors()[0]
         loc = "".join(f"[{p!r}]" for p in error["loc"])
-        raise TypeError(f"{where}[{i}]{loc}: {error['msg']} (got {show(error['input'])}).") from exc
+        raise _input_error(
+            where, f"{where}[{i}]{loc}: {error['msg']} (got {show(error['input'])})."
+        ) from exc

@@ -33,9 +33,11 @@ from rewardkit.judges._eval_llm import (
     instructions,
     is_numeric,
     parse_answer,
+    scale,
     scored,
 )
 from rewardkit.judges._parse import ReplyError
+from rewardkit.judges._template import TemplateError
 from rewardkit.judges.agents import AGENT_BACKENDS, AgentBackend
 from rewardkit.judges.agents._base import (
     SetupError,
@@ -100,7 +102,7 @@ async def evaluate_agent(
     numeric = is_numeric(judge)
     try:
         prompt = _prompt(judge, record, base_dir, numeric)
-    except OSError as exc:
+    except (OSError, TemplateError) as exc:
         return done(base, started, error=f"could not build the prompt: {exc}")
     definition = _definition(judge, runner, agent, base_dir)
     run = _Runner(judge, backend, definition, exe, prompt, numeric, limiter)
@@ -118,7 +120,12 @@ async def evaluate_agent(
         status = "timeout" if any(s.timed_out for s in samples) else "error"
         error = next((s.error for s in samples if s.error), "no answer")
         return done(base, started, status=status, error=error, model=model)
-    return scored(base, started, answers, numeric, model)
+    failures = [s.error or "no answer" for s in samples if s.answer is None]
+    return scored(base, started, answers, numeric, model, failures)
+
+
+CONTEXT_DIR = ".context"
+"""Where `agent.context` is staged in the judge's copy of the case, as in the harness."""
 
 
 @dataclass(frozen=True)
@@ -141,7 +148,9 @@ class _Runner:
         error = "no attempt was made"
         for attempt in range(1, ATTEMPTS + 1):
             label = f"{index + 1}.{attempt}"
-            cwd = await asyncio.to_thread(_stage, record, tmp / f"case-{label}")
+            context = (self.judge.config.get("agent") or {}).get("context")
+            staged = context if isinstance(context, list) else []
+            cwd = await asyncio.to_thread(_stage, record, tmp / f"case-{label}", staged)
             scratch = _fresh(tmp / f"scratch-{label}")
             inv = self.backend.command(d, self.exe, self.prompt, schema, cwd, scratch)
             try:
@@ -181,9 +190,18 @@ class _Runner:
 def _prompt(judge: EvalJudge, record: Mapping[str, Any], base_dir: Path, numeric: bool) -> str:
     text = instructions(judge, record, base_dir, numeric)
     agent_context = (judge.config.get("agent") or {}).get("context")
-    if agent_context:
+    if isinstance(agent_context, list) and agent_context:
+        names = ", ".join(Path(p).name for p in agent_context)
+        text += (
+            f"\n\nReference material is under ./{CONTEXT_DIR}/ ({names}): read it to ground "
+            f"your verdict."
+        )
+    elif agent_context:
         text += f"\n\n{agent_context}"
-    kind = "<number>" if numeric else "<true|false>"
+    lo, hi, whole = scale(judge)
+    kind = (
+        f"<{'integer' if whole else 'number'} in [{lo:g}, {hi:g}]>" if numeric else "<true|false>"
+    )
     return (
         f"{text}\n\nThe case under evaluation (its files, and stdout.log when the run "
         f"produced one) is in the current directory. Explore it; do not modify it: it is "
@@ -209,8 +227,9 @@ def _definition(
     )
 
 
-def _stage(record: Mapping[str, Any], target: Path) -> Path:
-    """A copy of the case at `target`: its directory, else the record's text `files`.
+def _stage(record: Mapping[str, Any], target: Path, context: list[str]) -> Path:
+    """A copy of the case at `target`: its directory, else the record's text `files`; and
+    the author's `agent.context` files and directories under `./.context/`.
 
     The case is untrusted: only its regular files are copied (a symlink leading out of it,
     a FIFO or a device is left out), each read capped and verified, `STAGE_BYTES` in all.
@@ -218,7 +237,8 @@ def _stage(record: Mapping[str, Any], target: Path) -> Path:
     target.mkdir(parents=True)
     case = record.get("case_path")
     if case and Path(case).is_dir():
-        _copy_case(Path(case), target)
+        shown = {*map(str, record.get("files") or {}), "stdout.log", "stderr.log"}
+        _copy_case(Path(case), target, shown)
     else:
         root = target.resolve()
         for rel, content in (record.get("files") or {}).items():
@@ -226,15 +246,26 @@ def _stage(record: Mapping[str, Any], target: Path) -> Path:
             if isinstance(content, str) and path.is_relative_to(root) and path != root:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(content, encoding="utf-8")
+    for source in map(Path, context):  # the eval author's files: trusted, copied whole
+        place = target / CONTEXT_DIR / source.name
+        if source.is_dir():
+            shutil.copytree(source, place, symlinks=True, dirs_exist_ok=True)
+        else:
+            place.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, place)
     (target / SCORE_FILE).unlink(missing_ok=True)  # never read a stale verdict
     (target / SCORE_FILE.parent).mkdir(parents=True, exist_ok=True)
     return target
 
 
-def _copy_case(case: Path, target: Path) -> None:
+def _copy_case(case: Path, target: Path, shown: set[str]) -> None:
+    """The case files the judges are shown (the record's `files`: never the given half, such
+    as a reference answer kept beside the case), as bytes, so binaries come along."""
     found, _ = walk_files(case)
     left = STAGE_BYTES
     for rel in found:
+        if str(rel) not in shown or Path(rel).parts[0] == CONTEXT_DIR:
+            continue  # not shown to judges, or where the author's reference material goes
         try:
             data = read_bytes(case, rel, author=False, cap=left)
         except (UntrustedInputError, OSError):

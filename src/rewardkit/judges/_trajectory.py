@@ -119,6 +119,8 @@ def format_trajectory(
     path: str | Path,
     *,
     max_chars: int = MAX_TRAJECTORY_CHARS,
+    max_tokens: int | None = None,
+    model: str | None = None,
     warnings_out: list[str] | None = None,
 ) -> str:
     """The trajectory at `path` as text, within `max_chars` as far as keeping every step allows.
@@ -126,6 +128,9 @@ def format_trajectory(
     Args:
         path: the ATIF JSON file.
         max_chars: the character budget.
+        max_tokens: Harbor RewardKit's budget; when given, the budget is 4 characters a token.
+        model: accepted for RewardKit's signature; the budget counts characters, not a
+            model's tokens.
         warnings_out: receives the truncation warning, when there is one.
 
     Raises:
@@ -135,6 +140,9 @@ def format_trajectory(
         `format_trajectory("/logs/agent/trajectory.json")` starts with
         `## Agent Trajectory (3 steps, agent: claude-code)`.
     """
+    del model
+    if max_tokens is not None:
+        max_chars = 4 * max_tokens
     header, steps = _parse(load_trajectory(path))
     if not steps:
         return _EMPTY

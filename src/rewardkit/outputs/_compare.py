@@ -3,20 +3,42 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any
 
-__all__ = ["compare", "format_comparison"]
+__all__ = ["ComparisonResult", "compare", "format_comparison"]
 
 
-def compare(results: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]]:
+@dataclass(frozen=True)
+class ComparisonResult:
+    """The rewards of several tests directories side by side (Harbor RewardKit's shape)."""
+
+    labels: list[str]
+    per_reward: dict[str, dict[str, float]] = field(default_factory=dict)
     """Reward name → {label: score}, for names present under at least two labels, sorted."""
-    if len(results) < 2:
-        return {}
+
+    def model_dump(self) -> dict[str, Any]:
+        """As a dict, like the pydantic model RewardKit returns."""
+        return asdict(self)
+
+
+def compare(results: Mapping[str, Mapping[str, float]]) -> ComparisonResult:
+    """Line up `{label: {reward: score}}`; rewards present under one label only are left out.
+
+    >>> compare({"v1": {"a": 0.5}, "v2": {"a": 1.0, "b": 1.0}}).per_reward
+    {'a': {'v1': 0.5, 'v2': 1.0}}
+    """
+    labels = list(results)
+    if len(labels) < 2:
+        return ComparisonResult(labels=labels)
     names = sorted({name for scores in results.values() for name in scores})
     table = {
         name: {label: scores[name] for label, scores in results.items() if name in scores}
         for name in names
     }
-    return {name: row for name, row in table.items() if len(row) >= 2}
+    return ComparisonResult(
+        labels=labels, per_reward={name: row for name, row in table.items() if len(row) >= 2}
+    )
 
 
 def format_comparison(results: Mapping[str, Mapping[str, float]]) -> str:
@@ -24,7 +46,7 @@ def format_comparison(results: Mapping[str, Mapping[str, float]]) -> str:
 
     `diff` is the first label's score minus the last one's (of those present).
     """
-    table = compare(results)
+    table = compare(results).per_reward
     if not table:
         return ""
     labels = list(results)

@@ -37,8 +37,6 @@ def _node_line(node: Node) -> str:
 
 def _tree(node: Node, indent: str) -> list[str]:
     if isinstance(node, Leaf):
-        if node.load_error:
-            return [f"{indent}! {node.load_error}"]
         if node.checks:
             return [
                 f"{indent}- {c.name} (w={c.weight:g}){' isolated' if c.isolated else ''}"
@@ -82,11 +80,16 @@ def describe_suite(suite: EvalSuite) -> str:
             how = "numbers normalized from [1, 5] (no score_range)"
         condition = f", if: {judge.condition.source}" if judge.condition is not None else ""
         where = f" ({judge.where})"
-        ran = " [not runnable yet]" if judge.kind == "agent" else ""
-        lines.append(f"  {judge.name}: {judge.kind}{ran}{where}; bool -> 1/0, {how}{condition}")
+        lines.append(f"  {judge.name}: {judge.kind}{where}; bool -> 1/0, {how}{condition}")
+    if suite.pairwise is not None:
+        lines.append(f"pairwise: compares with --baseline RUN ({suite.pairwise.where})")
+    if suite.judge_model:
+        lines.append(f"judge model (models.judge): {suite.judge_model}")
     for name, limits in suite.thresholds.items():
         shown = ", ".join(f"{k} {v:g}" for k, v in limits.items())
         lines.append(f"threshold {name}: {shown}")
+    if suite.not_used:
+        lines.append(f"not used by rewardkit (agent execution etc.): {', '.join(suite.not_used)}")
     return "\n".join(lines)
 
 

@@ -1,9 +1,15 @@
-"""`rewardkit eval` reports: `summary.json` / `summary.yaml`, and threshold checks.
+"""`rewardkit eval` reports: `summary.json` / `summary.yaml`, as the harness's summary.yaml.
 
-Each judge is aggregated on its own across cases: a judge whose scored values are all
-booleans gets `pass_rate`, one whose values are all numbers gets `mean` (raw, on its own
-scale); a judge that mixes both gets neither. Skipped and errored cases are counted apart and
-left out of the metric.
+Keys: `run_id` (the harness run's directory name, else null); `judges` (each judge on its own
+across cases: `mean` and `pass_rate`, `scored_cases`, `errored_cases`, `skipped_cases`);
+`per_case` (each case's reward and judge outcomes, with a sampled judge's `stability` as
+the judge records it); `run_metrics` (from the run's
+`run_result.json`, when it gives any); `pairwise` (when a baseline comparison ran); and
+`regressions` (when eval.yaml has `thresholds:` or a baseline was given). A judge whose
+scored values are all booleans has `pass_rate` = the share of passes and `mean` = the same; all
+numbers, `mean` (raw, on its own scale) and `pass_rate` null; a mix, both null. Skipped and
+errored cases are counted apart and left out of the metrics. Numbers are kept at full
+precision; only the terminal report rounds them.
 """
 
 from __future__ import annotations
@@ -15,38 +21,84 @@ from typing import Any
 
 from rewardkit._evaluate import CaseResult
 from rewardkit._outcome import Outcome
+from rewardkit.compose._thresholds import Regression, regressions, report
 from rewardkit.outputs._files import atomic_write
-from rewardkit.sources.eval_yaml import EvalSuite
+from rewardkit.sources.eval_yaml import PAIRWISE, EvalSuite
 
-__all__ = ["breaches", "summarize", "write_summary"]
+__all__ = ["run_metrics", "summarize", "terminal_lines", "write_summary"]
 
 
-def summarize(suite: EvalSuite, results: Sequence[CaseResult]) -> dict[str, Any]:
-    """The report: per-judge aggregates and every case's reward and judge outcomes."""
-    judges: dict[str, Any] = {}
-    for index, judge in enumerate(suite.judges):
-        outcomes = [r.outcomes[index] for r in results]
-        scored = [o for o in outcomes if o.status == "scored"]
-        entry: dict[str, Any] = {}
-        if scored:
-            mean = round(sum(o.value or 0.0 for o in scored) / len(scored), 4)
-            kinds = {isinstance(o.raw, bool) for o in scored}
-            if kinds == {True}:
-                entry["pass_rate"] = mean
-            elif kinds == {False}:
-                entry["mean"] = mean
-        entry["scored_cases"] = len(scored)
-        entry["errored_cases"] = sum(o.failed for o in outcomes)
-        entry["skipped_cases"] = sum(o.status == "skipped" for o in outcomes)
-        judges[judge.name] = entry
-    per_case = {
-        r.case_id: {
-            "reward": round(r.reward, 4),
-            "judges": {o.name: _case_judge(o) for o in r.outcomes},
-        }
-        for r in results
+def summarize(
+    suite: EvalSuite,
+    results: Sequence[CaseResult],
+    *,
+    run_id: str | None = None,
+    run_result: Mapping[str, Any] | None = None,
+    pairwise: Mapping[str, Any] | None = None,
+    baseline: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The report of a run; `baseline` is the baseline run's summary, for the drift check."""
+    judges = {
+        judge.name: _aggregate([r.outcomes[index] for r in results])
+        for index, judge in enumerate(suite.judges)
     }
-    return {"judges": judges, "per_case": per_case}
+    summary: dict[str, Any] = {
+        "run_id": run_id,
+        "judges": judges,
+        "per_case": {
+            r.case_id: {"reward": r.reward, "judges": {o.name: _case_judge(o) for o in r.outcomes}}
+            for r in results
+        },
+    }
+    metrics = run_metrics(run_result) if run_result is not None else None
+    if metrics:
+        summary["run_metrics"] = metrics
+    if pairwise is not None:
+        summary["pairwise"] = dict(pairwise)
+    if suite.thresholds or baseline is not None:
+        gated = {**judges, PAIRWISE: _pairwise_aggregate(pairwise)}
+        before = baseline.get("judges") if baseline is not None else None
+        found = regressions(suite.thresholds, gated, before if isinstance(before, dict) else None)
+        summary["regressions"] = [r.as_dict() for r in found]
+    return summary
+
+
+def _aggregate(outcomes: list[Outcome]) -> dict[str, Any]:
+    """One judge across cases (see the module docstring)."""
+    scored = [o for o in outcomes if o.status == "scored"]
+    mean = pass_rate = None
+    kinds = {isinstance(o.raw, bool) for o in scored}
+    if scored and kinds == {True}:
+        mean = pass_rate = sum(o.raw is True for o in scored) / len(scored)
+    elif scored and kinds == {False}:
+        mean = sum(o.value or 0.0 for o in scored) / len(scored)
+    entry: dict[str, Any] = {
+        "mean": mean,
+        "pass_rate": pass_rate,
+        "scored_cases": len(scored),
+        "errored_cases": sum(o.failed for o in outcomes),
+        "skipped_cases": sum(o.status == "skipped" for o in outcomes),
+    }
+    sampled = [o.extra["stability"] for o in scored if "stability" in o.extra]
+    if sampled and sampled[0].get("samples", 1) > 1:
+        entry["stability"] = {
+            "samples": sampled[0]["samples"],
+            "stable_cases": sum(bool(s.get("stable")) for s in sampled),
+            "total_cases": len(sampled),
+        }
+    return entry
+
+
+def _pairwise_aggregate(pairwise: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The comparison as thresholds see it: `win_rate` over the cases without an error."""
+    if pairwise is None:
+        return {}
+    errors = int(pairwise["errors"])
+    return {
+        "win_rate": pairwise["win_rate"],
+        "scored_cases": int(pairwise["cases_compared"]) - errors,
+        "errored_cases": errors,
+    }
 
 
 def _case_judge(outcome: Outcome) -> dict[str, Any]:
@@ -57,32 +109,66 @@ def _case_judge(outcome: Outcome) -> dict[str, Any]:
     }
     if outcome.error:
         entry["error"] = outcome.error
-    if "metrics" in outcome.extra:
-        entry["metrics"] = outcome.extra["metrics"]
+    for key in ("metrics", "stability", "sample_rationales"):
+        if key in outcome.extra:
+            entry[key] = outcome.extra[key]
     return entry
 
 
-def breaches(suite: EvalSuite, summary: Mapping[str, Any]) -> list[str]:
-    """One line per threshold the run breaks (`thresholds:` in eval.yaml)."""
+def run_metrics(run_result: Mapping[str, Any]) -> dict[str, float]:
+    """The harness's model-level efficiency metrics of a run (`run_result.json`): cost per
+    turn, output tokens per turn, cache hit rate, cost per million tokens; each only when
+    its inputs are there."""
+    cost, turns = _number(run_result.get("cost_usd")), run_result.get("num_turns")
+    tokens = run_result.get("token_usage")
+    tokens = tokens if isinstance(tokens, Mapping) else {}
+    inp, out, read, made = (
+        _number(tokens.get(k)) or 0.0 for k in ("input", "output", "cache_read", "cache_create")
+    )
+    turns = turns if isinstance(turns, int) and not isinstance(turns, bool) and turns > 0 else None
+    total_in = inp + read + made
+    metrics: dict[str, float] = {}
+    if cost is not None and turns:
+        metrics["cost_per_turn_usd"] = cost / turns
+    if turns and out:
+        metrics["output_tokens_per_turn"] = out / turns
+    if total_in > 0:
+        metrics["cache_hit_rate"] = read / total_in
+    if cost is not None and total_in + out > 0:
+        metrics["cost_per_mtok_usd"] = cost / (total_in + out) * 1_000_000
+    return metrics
+
+
+def _number(value: Any) -> float | None:
+    ok = isinstance(value, int | float) and not isinstance(value, bool)
+    return float(value) if ok else None
+
+
+def terminal_lines(summary: Mapping[str, Any]) -> list[str]:
+    """The human report: one line per judge, the mean reward, the comparison, regressions."""
     lines = []
-    for name, limits in suite.thresholds.items():
-        stats = summary["judges"][name]
-        cases = stats["scored_cases"] + stats["errored_cases"] + stats["skipped_cases"]
-        for limit, bound in limits.items():
-            if limit == "max_error_rate":
-                rate = stats["errored_cases"] / cases if cases else 0.0
-                if rate > bound:
-                    lines.append(f"{name}: error rate {rate:.4f} > max_error_rate {bound:g}")
-                continue
-            metric = "mean" if limit == "min_mean" else "pass_rate"
-            value = stats.get(metric)
-            if value is None:
-                lines.append(
-                    f"{name}: no {metric} to compare with {limit} {bound:g} "
-                    f"(no scored {metric} values)"
-                )
-            elif value < bound:
-                lines.append(f"{name}: {metric} {value:.4f} < {limit} {bound:g}")
+    for name, stats in summary["judges"].items():
+        if stats["pass_rate"] is not None:
+            metric = f"pass_rate {stats['pass_rate']:.1%}"
+        elif stats["mean"] is not None:
+            metric = f"mean {stats['mean']:.2f}"
+        else:
+            metric = "-"
+        lines.append(
+            f"{name}: {metric} ({stats['scored_cases']} scored, {stats['errored_cases']} "
+            f"errored, {stats['skipped_cases']} skipped)"
+        )
+    rewards = [case["reward"] for case in summary["per_case"].values()]
+    if rewards:
+        lines.append(f"reward: mean {sum(rewards) / len(rewards):.4f} over {len(rewards)} cases")
+    pairwise = summary.get("pairwise")
+    if pairwise is not None:
+        lines.append(
+            f"pairwise {pairwise['run_a']} vs {pairwise['run_b']}: A wins {pairwise['wins_a']} | "
+            f"B wins {pairwise['wins_b']} | ties {pairwise['ties']} | errors {pairwise['errors']}"
+        )
+    if "regressions" in summary:
+        lines += ["", *report([Regression(**entry) for entry in summary["regressions"]])]
     return lines
 
 

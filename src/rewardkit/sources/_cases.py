@@ -1,33 +1,39 @@
 """Eval cases: a directory of case directories, each turned into the record judges see.
 
-A record has two halves. What the run *produced* (`produced`): `files` (`{relpath: text}`,
-binaries and skipped files as a stub) and `stdout`/`stderr` (from `stdout.log`/`stderr.log`).
-What the case is *given* (`given`): `inputs` and `annotations` (`input.yaml`,
-`annotations.yaml`), `annotation_<key>_content` for an annotation that names a file, and run
-metadata: `exit_code`, `cost_usd`, `num_turns`, `duration_s`, `token_usage` (from
-`run_result.json`), `tool_calls` (`tool_calls.json`) and `conversation` (`conversation.json`
-or `messages.json`). An eval case holds both halves in its directory; the Harbor bridge reads
-the given half from the trusted tests directory only (see docs/eval-yaml.md).
+The record is the harness's (its keys: docs/eval-yaml.md) and has two halves. What the run
+*produced* comes from the case directory: `files`, `<output>_content`/`<output>_file`,
+`modified_files`, `stdout`/`stderr`, `events`, `conversation`, `tool_calls` and the run
+metadata (`exit_code`, `cost_usd`, ...). What the case is *given* — `inputs` (the `input.yaml`
+mapping; prompts print it as the harness's text), `annotations` and
+`annotation_<key>_content` — comes from the dataset case (`Layout.dataset`)
+when the cases are a harness run's, else from the case directory itself (the merged layout).
+In a run, files the run writes at its root (`run_result.json`, batch-mode `stdout.log`,
+`events.json`) fill in what the case directory lacks. The Harbor bridge reads the given
+half from the trusted tests directory only (see docs/eval-yaml.md).
 
-Everything is read through `rewardkit._untrusted`: confined to its directory and verified
-after open, capped and streamed, JSON and YAML parsed under depth and size caps, the walk
-iterative. A named file that leads out of its directory or is over a cap raises, naming the
-file and the cap; an output file over `MAX_FILE_BYTES` is only a stub that says why.
+Every read is capped and confined (`rewardkit.sources._case_files`).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rewardkit._errors import ConfigError
-from rewardkit._untrusted import (
-    CapExceeded,
-    OutsideWorkspace,
-    loads_json,
-    loads_yaml,
-    read_bytes,
-    walk_files,
+from rewardkit._untrusted import CapExceeded, OutsideWorkspace, read_bytes
+from rewardkit.judges._case_text import conversation
+from rewardkit.sources._case_files import (
+    MAX_DATA_BYTES,
+    MAX_EXPANDED_CHARS,
+    MAX_FILE_BYTES,
+    MAX_TOTAL_BYTES,
+    MAX_YAML_BYTES,
+    Budget,
+    json_file,
+    named,
+    output_files,
+    yaml_mapping,
 )
 
 __all__ = [
@@ -36,27 +42,41 @@ __all__ = [
     "MAX_FILE_BYTES",
     "MAX_TOTAL_BYTES",
     "MAX_YAML_BYTES",
+    "MERGED",
+    "Layout",
     "case_dirs",
     "case_record",
     "given",
     "produced",
+    "run_result",
 ]
 
-MAX_FILE_BYTES = 1 << 20
-"""An output file larger than this (1 MiB) is a stub in `files`."""
-MAX_TOTAL_BYTES = 64 << 20
-"""The most bytes of output files one record holds (64 MiB); later files are stubs."""
-MAX_DATA_BYTES = 16 << 20
-"""The cap on each named file (`input.yaml`, `stdout.log`, `run_result.json`, ...): 16 MiB."""
-MAX_YAML_BYTES = 128 << 10
-"""The cap on `input.yaml` and `annotations.yaml` (128 KiB): YAML parses at about 40 kB/s."""
-MAX_EXPANDED_CHARS = 16 << 20
-"""The most characters a YAML file may hold once its aliases are expanded."""
-
 GIVEN_FILES = ("input.yaml", "annotations.yaml")
-_METRICS = ("exit_code", "cost_usd", "num_turns", "duration_s", "token_usage")
+METRICS = ("exit_code", "cost_usd", "num_turns", "duration_s", "token_usage")
+MODIFIED = "_modified"
+_NOT_EDITS = (".work", "subagents", "hooks")
+"""Harness scaffolding under `_modified/`, never shown as the agent's edits."""
 _DATA_MIB = f"{MAX_DATA_BYTES >> 20} MiB"
-_TOTAL_NOTE = f"the case's output files reached the {MAX_TOTAL_BYTES >> 20} MiB total cap"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Layout:
+    """Where the parts of a case record live, besides the case directory."""
+
+    dataset: Path | None = None
+    """The dataset directory whose `<case>/` holds `input.yaml` and `annotations.yaml`, when
+    the cases are kept apart from it (a harness run); None: the case directory holds them."""
+    run: Path | None = None
+    """The harness run directory holding `cases/`: its `run_result.json`, and the logs and
+    `events.json` of a batch-mode run."""
+    outputs: tuple[str, ...] = ()
+    """eval.yaml's `outputs[].path`: when any, `files` holds only these and `_modified/`."""
+    tools: tuple[str, ...] = ()
+    """eval.yaml's `outputs[].tool`: `tool_calls` lists the matching calls in `events`."""
+
+
+MERGED = Layout()
+"""The merged layout: each case directory holds both halves of its record."""
 
 
 def case_dirs(root: Path) -> list[Path]:
@@ -69,15 +89,35 @@ def case_dirs(root: Path) -> list[Path]:
     return sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
 
 
-def case_record(case_dir: Path, case_id: str | None = None) -> dict[str, Any]:
-    """Build the record of one eval case: both halves from its directory.
+def case_record(
+    case_dir: Path, case_id: str | None = None, layout: Layout = MERGED
+) -> dict[str, Any]:
+    """Build the record of one eval case (see the module docstring).
 
     Raises:
         ConfigError: `input.yaml` or `annotations.yaml` is not valid YAML (with its line).
-        UntrustedInputError: a named file leads out of the case or is over a cap.
+        UntrustedInputError: a named file leads out of its directory or is over a cap.
     """
-    record: dict[str, Any] = {"case_id": case_id or case_dir.name, "case_path": str(case_dir)}
-    return record | produced(case_dir, skip=GIVEN_FILES) | given(case_dir)
+    case_id = case_id or case_dir.name
+    source = layout.dataset / case_id if layout.dataset is not None else case_dir
+    truth = _truth(source)
+    skip: frozenset[str] = frozenset()
+    if layout.dataset is None:  # the given half sits beside the outputs: never an output
+        skip = frozenset(GIVEN_FILES).union(_named_by(truth))
+    record: dict[str, Any] = {
+        "case_id": case_id,
+        "case_path": str(case_dir),
+        "case_dir": str(case_dir.resolve()),
+        **_outputs(case_dir, layout, skip),
+    }
+    for stream in ("stdout", "stderr"):
+        data = _logged(case_dir, layout.run, f"{stream}.log")
+        record[stream] = None if data is None else data.decode("utf-8", "replace")
+    hooks = yaml_mapping(case_dir, "hook_outputs.yaml")
+    if hooks is not None:
+        record["hook_outputs"] = hooks
+    record |= _metadata(case_dir, case_id, layout, record["stdout"])
+    return record | truth
 
 
 def produced(directory: Path, *, skip: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -87,85 +127,173 @@ def produced(directory: Path, *, skip: tuple[str, ...] = ()) -> dict[str, Any]:
         CapExceeded: the walk hit a cap, or a log is over `MAX_DATA_BYTES`.
         OutsideWorkspace: a log leads out of `directory`.
     """
-    record: dict[str, Any] = {"files": _files(directory, skip)}
+    record: dict[str, Any] = {
+        "files": output_files(directory, skip=frozenset(skip), budget=Budget())
+    }
     for stream in ("stdout", "stderr"):
-        data = _named(directory, f"{stream}.log")
+        data = named(directory, f"{stream}.log")
         record[stream] = None if data is None else data.decode("utf-8", "replace")
     return record
 
 
 def given(directory: Path) -> dict[str, Any]:
-    """`inputs`, `annotations`, annotation contents and run metadata found in `directory`.
+    """What the case is given and its run metadata, all from `directory` (the bridge's).
 
     Raises:
         ConfigError: `input.yaml` or `annotations.yaml` is not a valid YAML mapping.
         UntrustedInputError: a named file leads out of `directory` or is over a cap.
     """
-    annotations = _yaml_mapping(directory, "annotations.yaml")
+    record = _truth(directory)
+    metrics = json_file(directory, "run_result.json")
+    if isinstance(metrics, dict):
+        record.update({k: metrics[k] for k in METRICS if metrics.get(k) is not None})
+    record |= _listed(directory)
+    return record
+
+
+def run_result(run: Path) -> dict[str, Any] | None:
+    """The run's `run_result.json` (None when absent or not a JSON object)."""
+    data = json_file(run, "run_result.json")
+    return data if isinstance(data, dict) else None
+
+
+def _truth(directory: Path) -> dict[str, Any]:
+    """`inputs` (`input.yaml`), `annotations` and annotation contents."""
+    annotations = yaml_mapping(directory, "annotations.yaml") or {}
     return {
-        "inputs": _yaml_mapping(directory, "input.yaml"),
+        "inputs": yaml_mapping(directory, "input.yaml") or {},
         "annotations": annotations,
         **_annotation_contents(directory, annotations),
-        **_metadata(directory),
     }
 
 
-def _metadata(directory: Path) -> dict[str, Any]:
-    """Run metadata: `run_result.json` keys, `conversation`, `tool_calls` (when present)."""
+def _outputs(case_dir: Path, layout: Layout, skip: frozenset[str]) -> dict[str, Any]:
+    """`files` (the declared outputs and `_modified/`, else every file), the convenience
+    keys of each declared output and `modified_files`."""
+    budget = Budget()
     record: dict[str, Any] = {}
-    metrics = _json(directory, "run_result.json")
-    if isinstance(metrics, dict):
-        record.update({k: metrics[k] for k in _METRICS if k in metrics})
+    if layout.outputs:
+        files: dict[str, Any] = {}
+        for path in layout.outputs:
+            found = output_files(case_dir, path, budget=budget)
+            files |= found
+            first = next(
+                (r for r in sorted(found) if _top_level(r, path) and _text(found[r])), None
+            )
+            if first is not None:
+                key = Path(path).name
+                record[f"{key}_content"] = found[first]
+                record[f"{key}_file"] = str(case_dir / first)
+        files |= output_files(case_dir, MODIFIED, budget=budget)
+    else:
+        files = output_files(case_dir, skip=skip, budget=budget)
+    record["files"] = {rel: c for rel, c in files.items() if not _scaffolding(rel)}
+    edits = {
+        rel[len(MODIFIED) + 1 :]: c
+        for rel, c in record["files"].items()
+        if rel.startswith(MODIFIED + "/") and _text(c)
+    }
+    if edits:
+        record["modified_files"] = edits
+    return record
+
+
+def _scaffolding(rel: str) -> bool:
+    """Whether `rel` is harness scaffolding under `_modified/`, not an edit of the agent's."""
+    return rel.startswith(MODIFIED + "/") and rel[len(MODIFIED) + 1 :].startswith(_NOT_EDITS)
+
+
+def _top_level(rel: str, path: str) -> bool:
+    """Whether `rel` is directly inside the output `path` (or is that file)."""
+    base = Path(path).as_posix()
+    return rel == base or (rel.startswith(base + "/") and "/" not in rel[len(base) + 1 :])
+
+
+def _text(content: Any) -> bool:
+    return isinstance(content, str)
+
+
+def _metadata(case_dir: Path, case_id: str, layout: Layout, stdout: str | None) -> dict[str, Any]:
+    """Run metrics (the run's `run_result.json`, else the case's), `events` (the case's,
+    else the run's), `conversation` and `tool_calls`."""
+    record: dict[str, Any] = {}
+    if layout.run is not None:  # the harness writes them at the run's root only
+        metrics = _run_metrics(layout.run, case_id)
+    else:
+        own = json_file(case_dir, "run_result.json")
+        metrics = own if isinstance(own, dict) else {}
+    record.update({k: metrics[k] for k in METRICS if metrics.get(k) is not None})
+    events = _events(case_dir, layout.run)
+    record["events"] = events
+    listed = _listed(case_dir)
+    if "conversation" not in listed:
+        listed["conversation"] = conversation({"events": events, "stdout": stdout})
+    if "tool_calls" not in listed and events and layout.tools:
+        listed["tool_calls"] = _calls(events, layout.tools)
+    return record | listed
+
+
+def _run_metrics(run: Path, case_id: str) -> dict[str, Any]:
+    """The case's metrics in the run's `run_result.json` (`per_case`), else the run's."""
+    meta = run_result(run)
+    if meta is None:
+        return {}
+    per_case = meta.get("per_case")
+    mine = per_case.get(case_id) if isinstance(per_case, dict) else None
+    mine = mine if isinstance(mine, dict) else {}
+    return {k: mine.get(k, meta.get(k)) for k in METRICS}
+
+
+def _events(case_dir: Path, run: Path | None) -> list[Any]:
+    """`events.json`: the case's, else (batch mode) the run's; [] when absent or no list."""
+    data = json_file(case_dir, "events.json")
+    if data is None and run is not None:
+        data = json_file(run, "events.json")
+    return data if isinstance(data, list) else []
+
+
+def _calls(events: list[Any], tools: tuple[str, ...]) -> list[dict[str, Any]]:
+    """`{name, input}` of each root-agent tool call in `events` matching a declared tool."""
+    calls = []
+    for event in events:
+        if not isinstance(event, dict) or event.get("type") != "assistant":
+            continue
+        if event.get("parent_tool_use_id") or not isinstance(event.get("tools"), list):
+            continue
+        for tool in event["tools"]:
+            name = str(tool.get("name", "")) if isinstance(tool, dict) else ""
+            if name and any(pattern in name for pattern in tools):
+                calls.append({"name": name, "input": tool.get("input", {})})
+    return calls
+
+
+def _listed(directory: Path) -> dict[str, Any]:
+    """`conversation` (`conversation.json` or `messages.json`) and `tool_calls`
+    (`tool_calls.json`), each a JSON list, when `directory` has them."""
+    record: dict[str, Any] = {}
     for name in ("conversation.json", "messages.json"):
-        conversation = _json(directory, name)
+        conversation = json_file(directory, name)
         if isinstance(conversation, list):
             record["conversation"] = conversation
             break
-    tool_calls = _json(directory, "tool_calls.json")
+    tool_calls = json_file(directory, "tool_calls.json")
     if isinstance(tool_calls, list):
         record["tool_calls"] = tool_calls
     return record
 
 
-def _named(directory: Path, name: str, cap: int = MAX_DATA_BYTES) -> bytes | None:
-    """The bytes of a file the record names (None when absent), capped and confined."""
-    try:
-        return read_bytes(directory, name, author=False, cap=cap)
-    except (FileNotFoundError, IsADirectoryError):
-        return None
-    except OutsideWorkspace:
-        raise OutsideWorkspace(
-            f"{directory / name}: leads outside {directory} (through a symlink or '..'), "
-            f"so it is not read; make it a regular file inside that directory"
-        ) from None
-    except CapExceeded as exc:
-        raise CapExceeded(f"{directory / name}: {exc}") from None
+def _logged(case_dir: Path, run: Path | None, name: str) -> bytes | None:
+    """A log of the case, else (batch mode) of the run."""
+    data = named(case_dir, name)
+    if data is None and run is not None:
+        data = named(run, name)
+    return data
 
 
-def _yaml_mapping(directory: Path, name: str) -> dict[str, Any]:
-    import yaml
-
-    data = _named(directory, name, MAX_YAML_BYTES)
-    if data is None:
-        return {}
-    path = directory / name
-    try:
-        text = data.decode("utf-8", "replace")
-        parsed = loads_yaml(text, str(path), max_chars=MAX_EXPANDED_CHARS)
-    except CapExceeded:
-        raise
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}" if mark is not None else None
-        problem = getattr(exc, "problem", exc)
-        raise ConfigError(f"invalid YAML: {problem}", path=path, key=where) from None
-    except ValueError as exc:  # a value the constructor refuses, e.g. a 5,000-digit int
-        raise ConfigError(f"invalid YAML: {exc}", path=path) from None
-    if parsed is None:
-        return {}
-    if not isinstance(parsed, dict):
-        raise ConfigError(f"must be a mapping (got {type(parsed).__name__})", path=path)
-    return parsed
+def _named_by(truth: dict[str, Any]) -> set[str]:
+    """The files annotations name (ground truth read into `annotation_<key>_content`)."""
+    annotations = truth["annotations"]
+    return {v for k, v in annotations.items() if f"annotation_{k}_content" in truth}
 
 
 def _annotation_contents(directory: Path, annotations: dict[str, Any]) -> dict[str, str]:
@@ -175,6 +303,8 @@ def _annotation_contents(directory: Path, annotations: dict[str, Any]) -> dict[s
     left = MAX_DATA_BYTES
     for key, value in annotations.items():
         if not isinstance(value, str) or not value or len(value) >= 256 or "\n" in value:
+            continue
+        if value != value.strip():
             continue
         try:
             data = read_bytes(directory, value, author=False, cap=left)
@@ -190,53 +320,3 @@ def _annotation_contents(directory: Path, annotations: dict[str, Any]) -> dict[s
         contents[f"annotation_{key}_content"] = data.decode("utf-8", "replace")
         left -= len(data)
     return contents
-
-
-def _json(directory: Path, name: str) -> Any:
-    """The parsed file (None when absent or not JSON), under the depth and size caps."""
-    data = _named(directory, name)
-    if data is None:
-        return None
-    try:
-        return loads_json(data, str(directory / name))
-    except CapExceeded:
-        raise
-    except ValueError:
-        return None
-
-
-def _files(directory: Path, skip: tuple[str, ...]) -> dict[str, Any]:
-    found, cut = walk_files(directory)
-    if cut is not None:
-        raise CapExceeded(f"{directory}: {cut}; the case's files were not read")
-    files: dict[str, Any] = {}
-    budget = MAX_TOTAL_BYTES
-    for rel in (r.as_posix() for r in found):
-        if rel in skip:
-            continue
-        try:
-            files[rel], size = _content(directory, rel, budget)
-        except OutsideWorkspace:
-            continue  # a symlink out of the directory: never followed
-        budget -= size
-    return files
-
-
-def _content(directory: Path, rel: str, budget: int) -> tuple[Any, int]:
-    """The text of one output file, or a stub (binary, over a cap, unreadable); its size."""
-    stub = {"_binary": True, "path": str(directory / rel), "name": rel.rsplit("/", 1)[-1]}
-    if budget <= 0:
-        return stub | {"_skipped": f"{_TOTAL_NOTE} before {rel} was read"}, 0
-    try:
-        data = read_bytes(directory, rel, author=False, cap=min(MAX_FILE_BYTES, budget))
-    except CapExceeded as exc:
-        note = str(exc) if budget >= MAX_FILE_BYTES else f"{_TOTAL_NOTE} at {rel}"
-        return stub | {"_skipped": note}, 0
-    except OSError as exc:
-        return stub | {"_skipped": f"{rel} could not be read ({type(exc).__name__})"}, 0
-    if b"\0" in data[:8192]:
-        return stub, 0
-    try:
-        return data.decode("utf-8"), len(data)
-    except UnicodeDecodeError:
-        return stub, 0

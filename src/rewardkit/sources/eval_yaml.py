@@ -1,8 +1,13 @@
 """An agent-eval-harness `eval.yaml` → `EvalSuite` (judges, `reward:`, dataset, thresholds).
 
-Every key is optional. Keys of the harness format that rewardkit does not use (`execution`,
-`runner`, `models`, ...) are accepted and ignored, so real eval.yaml files load; a key that
-is not part of the format at all gets a warning with a "did you mean".
+Every key is optional. Keys of the harness format that configure parts rewardkit does not run
+(`execution`, `runner`, `mlflow`, `hooks`, ...) are accepted silently and listed in
+`EvalSuite.not_used`, so real eval.yaml files load; a key that is not part of the format at
+all gets a warning with a "did you mean".
+
+Relative paths resolve as in the harness: `dataset.path` from the eval.yaml's directory;
+`prompt_file`, `context` files and `module` from the project root (the working directory),
+falling back to the eval.yaml's directory.
 """
 
 from __future__ import annotations
@@ -17,16 +22,24 @@ from typing import Any
 from rewardkit._errors import ConfigError, did_you_mean, raise_all
 from rewardkit.compose import JudgeInfo, RewardBlock, parse_reward_block
 from rewardkit.judges import EvalJudge
-from rewardkit.sources._eval_judges import parse_judge
+from rewardkit.sources._eval_judges import JudgeContext, parse_judge
 
 __all__ = ["EvalSuite", "load_suite"]
 
-HARNESS_KEYS = (
-    "name", "description", "title", "execution", "runner", "models", "permissions", "dataset",
-    "generation", "inputs", "outputs", "traces", "hooks", "judges", "thresholds", "reward",
+USED_KEYS = (
+    "name", "description", "title", "models", "dataset", "outputs", "judges", "thresholds",
+    "reward",
 )  # fmt: skip
+NOT_USED_KEYS = (
+    "execution", "runner", "permissions", "mlflow", "generation", "inputs", "traces", "hooks",
+    "skill", "matrix", "version",
+)  # fmt: skip
+"""Harness keys for agent execution, tracking, generation, hooks and ANOVA: accepted, not run."""
+HARNESS_KEYS = USED_KEYS + NOT_USED_KEYS
 THRESHOLD_KEYS = ("min_mean", "min_pass_rate", "max_error_rate", "min_win_rate")
 RESERVED_NAMES = ("reward",)
+PAIRWISE = "pairwise"
+"""The harness's reserved judge name: it configures `--baseline` comparisons, not a column."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -40,6 +53,14 @@ class EvalSuite:
     dataset: Path | None = None
     """`dataset.path`, resolved against the eval.yaml's directory."""
     thresholds: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    pairwise: EvalJudge | None = None
+    """The judge named `pairwise` (prompt, model) for `--baseline` comparisons, if declared."""
+    judge_model: str | None = None
+    """`models.judge`: the model of LLM judges that name none."""
+    outputs: tuple[Mapping[str, Any], ...] = ()
+    """The declared `outputs:` entries (`path` or `tool`, `schema`, `batch_pattern`, ...)."""
+    not_used: tuple[str, ...] = ()
+    """Top-level keys present that configure parts rewardkit does not run."""
 
     @property
     def judge_info(self) -> dict[str, JudgeInfo]:
@@ -64,8 +85,15 @@ def load_suite(path: str | Path) -> EvalSuite:
         if key not in HARNESS_KEYS:
             hint = did_you_mean(str(key), HARNESS_KEYS)
             warnings.warn(f"{path}: unknown top-level key {key!r} is ignored.{hint}", stacklevel=2)
-    judges = _judges(data.get("judges"), lines, path, errors)
-    info = {j.name: JudgeInfo(name=j.name, score_range=j.score_range) for j in judges}
+    context = JudgeContext(
+        root=Path.cwd(),
+        judge_model=_judge_model(data.get("models"), path, errors),
+        steps=_step_ids(data.get("execution")),
+    )
+    judges, pairwise = _judges(data.get("judges"), lines, path, context, errors)
+    info = _declared(data.get("judges")) | {
+        j.name: JudgeInfo(name=j.name, score_range=j.score_range) for j in judges
+    }
     reward = None
     if data.get("reward") is not None:
         try:
@@ -79,6 +107,10 @@ def load_suite(path: str | Path) -> EvalSuite:
         reward=reward,
         dataset=_dataset(data.get("dataset"), path, errors),
         thresholds=_thresholds(data.get("thresholds"), info, path, errors),
+        pairwise=pairwise,
+        judge_model=context.judge_model,
+        outputs=_outputs(data.get("outputs"), path, errors),
+        not_used=tuple(k for k in NOT_USED_KEYS if k in data),
     )
     raise_all(errors)
     return suite
@@ -111,20 +143,28 @@ def _read_yaml(path: Path) -> tuple[dict[str, Any], dict[int, int]]:
 
 
 def _judges(
-    raw: Any, lines: dict[int, int], path: Path, errors: list[ConfigError]
-) -> list[EvalJudge]:
+    raw: Any, lines: dict[int, int], path: Path, context: JudgeContext, errors: list[ConfigError]
+) -> tuple[list[EvalJudge], EvalJudge | None]:
+    """The judges scored per case, and the `pairwise` judge (the harness keeps it apart)."""
     if raw is None:
-        return []
+        return [], None
     if not isinstance(raw, list):
         errors.append(ConfigError("must be a list of judges", path=path, key="judges"))
-        return []
+        return [], None
     judges: list[EvalJudge] = []
+    pairwise: EvalJudge | None = None
     seen: set[str] = set()
     for index, item in enumerate(raw):
-        judge = parse_judge(item, index, lines.get(index), path, errors)
+        judge = parse_judge(item, index, lines.get(index), path, errors, context)
         if judge is None:
             continue
         key = f"judges[{index}] {judge.name!r}"
+        if judge.name == PAIRWISE:
+            if judge.kind != "llm":
+                message = "the judge named 'pairwise' compares two runs: give it a prompt"
+                errors.append(ConfigError(message + " or prompt_file", path=path, key=key))
+            pairwise = pairwise or judge  # the harness takes the first
+            continue
         if judge.name in RESERVED_NAMES:
             errors.append(
                 ConfigError(
@@ -139,7 +179,56 @@ def _judges(
             )
         seen.add(judge.name)
         judges.append(judge)
-    return judges
+    return judges, pairwise
+
+
+def _declared(raw: Any) -> dict[str, JudgeInfo]:
+    """Every named judge, including one without a kind (skipped with a warning): the harness
+    counts it as declared, so `reward:` may name it; it has no value on any case."""
+    names = [j.get("name") for j in raw if isinstance(j, dict)] if isinstance(raw, list) else []
+    return {n: JudgeInfo(name=n) for n in names if isinstance(n, str) and n != PAIRWISE}
+
+
+def _judge_model(raw: Any, path: Path, errors: list[ConfigError]) -> str | None:
+    """`models.judge` (the other roles configure agent execution, which we don't run)."""
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        errors.append(
+            ConfigError("must be a mapping, e.g. {judge: claude-opus-4-6}", path=path, key="models")
+        )
+        return None
+    model = raw.get("judge")
+    if model is not None and (not isinstance(model, str) or not model.strip()):
+        message = f"must be a model name (got {model!r})"
+        errors.append(ConfigError(message, path=path, key="models.judge"))
+        return None
+    return model
+
+
+def _step_ids(raw: Any) -> frozenset[str]:
+    """The ids of `execution.steps` (judges may name one with `step:`)."""
+    steps = raw.get("steps") if isinstance(raw, dict) else None
+    if not isinstance(steps, list):
+        return frozenset()
+    return frozenset(str(s["id"]) for s in steps if isinstance(s, dict) and s.get("id"))
+
+
+def _outputs(raw: Any, path: Path, errors: list[ConfigError]) -> tuple[Mapping[str, Any], ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list) or not all(isinstance(o, dict) for o in raw):
+        message = "must be a list of mappings, e.g. [{path: report.md}] or [{tool: Write}]"
+        errors.append(ConfigError(message, path=path, key="outputs"))
+        return ()
+    for index, entry in enumerate(raw):
+        target = entry.get("path")
+        if target is not None and (
+            not isinstance(target, str) or Path(target).is_absolute() or ".." in Path(target).parts
+        ):
+            message = f"must be a relative path inside the case's output (got {target!r})"
+            errors.append(ConfigError(message, path=path, key=f"outputs[{index}].path"))
+    return tuple(raw)
 
 
 def _dataset(raw: Any, path: Path, errors: list[ConfigError]) -> Path | None:
@@ -159,6 +248,8 @@ def _dataset(raw: Any, path: Path, errors: list[ConfigError]) -> Path | None:
 def _thresholds(
     raw: Any, judges: Mapping[str, JudgeInfo], path: Path, errors: list[ConfigError]
 ) -> dict[str, dict[str, float]]:
+    """Judge → limits. A name that is no judge warns: as in the harness, its metric is then
+    unavailable, which the run reports as a regression."""
     if raw is None:
         return {}
     if not isinstance(raw, dict):
@@ -169,33 +260,33 @@ def _thresholds(
     result: dict[str, dict[str, float]] = {}
     for name, limits in raw.items():
         key = f"thresholds.{name}"
-        if name not in judges:
-            errors.append(
-                ConfigError(f"names no judge.{did_you_mean(str(name), judges)}", path=path, key=key)
+        if name not in judges and name != PAIRWISE:
+            hint = did_you_mean(str(name), [*judges, PAIRWISE])
+            warnings.warn(
+                f"{path}: {key} names no judge, so it will be reported as a regression.{hint}",
+                stacklevel=3,
             )
-            continue
         if not isinstance(limits, dict):
             errors.append(
                 ConfigError("must be a mapping, e.g. {min_mean: 0.8}", path=path, key=key)
             )
             continue
-        result[name] = {}
+        result[str(name)] = {}
         for limit, value in limits.items():
             if limit not in THRESHOLD_KEYS:
                 hint = did_you_mean(str(limit), THRESHOLD_KEYS)
-                errors.append(ConfigError(f"unknown limit {limit!r}.{hint}", path=path, key=key))
+                message = (
+                    f"unknown limit {limit!r}; rewardkit checks {', '.join(THRESHOLD_KEYS)}.{hint}"
+                )
+                errors.append(ConfigError(message, path=path, key=key))
             elif not _finite(value):
                 errors.append(
                     ConfigError(
                         f"must be a number (got {value!r})", path=path, key=f"{key}.{limit}"
                     )
                 )
-            elif limit == "min_win_rate":
-                warnings.warn(
-                    f"{path}: {key}.min_win_rate applies to pairwise runs; ignored.", stacklevel=2
-                )
             else:
-                result[name][limit] = float(value)
+                result[str(name)][limit] = float(value)
     return result
 
 

@@ -31,8 +31,7 @@ def discover(tests_dir: str | Path, *, registry: Registry | None = None) -> Plan
 
     Raises:
         ConfigError: every problem found (a `DiscoveryError` lists several), before anything
-            runs. A Python file that raises while loading is not a config error: it becomes
-            an input with one errored criterion.
+            runs, including a Python file that raises while it is imported.
     """
     root = Path(tests_dir)
     if not root.is_dir():
@@ -117,13 +116,9 @@ class _Walker:
         try:
             checks = load_checks(file, self.root, self.registry)
         except (Exception, SystemExit) as exc:  # a file calling sys.exit() must not end the run
-            return Leaf(
-                name=file.stem,
-                qualname=qualname,
-                source=file,
-                scoring=scoring,
-                load_error=f"{file.name} failed to load: {describe_exception(exc, file)}",
-            )
+            message = f"failed to load: {describe_exception(exc, file)}. Fix the file."
+            self.errors.append(ConfigError(message, path=file))
+            return None
         if not checks:
             return None
         try:

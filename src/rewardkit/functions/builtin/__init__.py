@@ -7,12 +7,21 @@ needing optional packages import them on first call and say which extra to insta
 rouge-score). Where one behaves differently from reward-kit's, its docstring says how.
 """
 
+from rewardkit.functions.builtin._accuracy_length import cosine_scaled_accuracy_length_reward
+from rewardkit.functions.builtin._apps import evaluate_apps_solution
+from rewardkit.functions.builtin._bfcl import bfcl_reward
+from rewardkit.functions.builtin._choice import multiple_choice_math_reward
 from rewardkit.functions.builtin._code import fractional_code_reward, local_code_execution_reward
+from rewardkit.functions.builtin._deepcoder import deepcoder_code_reward
 from rewardkit.functions.builtin._exact import accuracy_reward, exact_match_reward
 from rewardkit.functions.builtin._format import format_reward, tag_count_reward
 from rewardkit.functions.builtin._json import json_schema_reward, json_valid_reward
+from rewardkit.functions.builtin._json_judge import json_schema_reward_with_llm_judge
+from rewardkit.functions.builtin._language import language_consistency_reward
 from rewardkit.functions.builtin._length import cosine_length_reward, length_reward
 from rewardkit.functions.builtin._math import math_reward
+from rewardkit.functions.builtin._number_list import list_comparison_math_reward
+from rewardkit.functions.builtin._reasoning import reasoning_steps_reward, sequence_reward
 from rewardkit.functions.builtin._repetition import diversity_reward, repetition_penalty_reward
 from rewardkit.functions.builtin._similarity import (
     bleu_reward,
@@ -23,20 +32,30 @@ from rewardkit.functions.builtin._tools import exact_tool_match_reward
 
 __all__ = [
     "accuracy_reward",
+    "bfcl_reward",
     "bleu_reward",
     "cosine_length_reward",
+    "cosine_scaled_accuracy_length_reward",
+    "deepcoder_code_reward",
     "diversity_reward",
+    "evaluate_apps_solution",
     "exact_match_reward",
     "exact_tool_match_reward",
     "format_reward",
     "fractional_code_reward",
     "json_schema_reward",
+    "json_schema_reward_with_llm_judge",
     "json_valid_reward",
+    "language_consistency_reward",
     "length_reward",
+    "list_comparison_math_reward",
     "local_code_execution_reward",
     "math_reward",
+    "multiple_choice_math_reward",
+    "reasoning_steps_reward",
     "repetition_penalty_reward",
     "rouge_reward",
+    "sequence_reward",
     "tag_count_reward",
     "text_similarity_reward",
 ]

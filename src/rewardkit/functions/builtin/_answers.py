@@ -6,13 +6,28 @@ import math
 import re
 import unicodedata
 
-__all__ = ["as_number", "boxed_content", "extract_answer", "normalize_answer", "tag_content"]
+__all__ = [
+    "as_number",
+    "boxed_content",
+    "compare_math_expressions",
+    "extract_answer",
+    "normalize_answer",
+    "normalize_text",
+    "numbers_match",
+    "string_similarity",
+    "tag_content",
+]
 
 _WHITESPACE = re.compile(r"\s+")
 _NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _ANSWER_PHRASE = re.compile(
     r"(?:final answer|answer)\s*(?:is|:|=)\s*(.+?)\s*(?:\n|$)", re.IGNORECASE
 )
+_ASSIGNMENT = re.compile(r"\b[a-zA-Z]\s*=\s*(-?\d[\d,]*(?:\.\d+)?)(?![\d.]*\s*[a-zA-Z(])")
+"""`x = 4` (the value of a one-letter variable), not `x = 4y`."""
+_CLOSING_IS = re.compile(r"\bis\s+((?:\S+\s+){0,3}?\S+?)[.!]?\s*$", re.IGNORECASE)
+"""A closing statement "... is Paris." (at most four words after "is")."""
+_LEADING_FILLER = re.compile(r"^(?:approximately|about|around|roughly|exactly)\s+", re.I)
 
 
 def normalize_answer(
@@ -54,14 +69,19 @@ def boxed_content(text: str) -> str | None:
 
 
 def extract_answer(text: str) -> str:
-    """The final answer in a response.
+    """The final answer in a response, or `""` when it states none.
 
     Tried in order: the last `<answer>...</answer>`, the last `\\boxed{...}`, the text
-    after a GSM8K `####`, a closing "answer is X" / "Answer: X", else the whole text.
+    after a GSM8K `####`, the last "answer is X" / "Answer: X", the last `x = <number>`,
+    and a closing "... is X." of at most four words.
 
     Example:
         >>> extract_answer("<think>2+2</think><answer>4</answer>")
         '4'
+        >>> extract_answer("3x = 12, so x = 4.")
+        '4'
+        >>> extract_answer("This needs more analysis.")
+        ''
     """
     for candidate in (tag_content(text, "answer"), boxed_content(text)):
         if candidate is not None:
@@ -69,7 +89,69 @@ def extract_answer(text: str) -> str:
     if "####" in text:
         return text.rsplit("####", 1)[1].strip()
     phrases = _ANSWER_PHRASE.findall(text)
-    return phrases[-1].strip() if phrases else text.strip()
+    if phrases:
+        return _LEADING_FILLER.sub("", phrases[-1].strip()).rstrip(".").strip()
+    assignments = _ASSIGNMENT.findall(text)
+    if assignments:
+        return str(assignments[-1])
+    closing = _CLOSING_IS.search(text.strip())
+    return _LEADING_FILLER.sub("", closing.group(1)) if closing else ""
+
+
+def normalize_text(text: str) -> str:
+    """Lower-case, drop punctuation, collapse whitespace (reward-kit 0.4.1's normaliser).
+
+    Example:
+        >>> normalize_text("The answer is 3.14 (approximately).")
+        'the answer is 314 approximately'
+    """
+    kept = "".join(c for c in text.lower() if not unicodedata.category(c).startswith("P"))
+    return _WHITESPACE.sub(" ", kept).strip()
+
+
+def numbers_match(answer: float, reference: float) -> bool:
+    """Equal, or `reference` rounded to the decimals `answer` was given with equals it.
+
+    The rounding rule accepts a correctly rounded answer ("3.14" for 3.14159); the
+    decimals come from `repr`, so `3.0` counts as one.
+
+    Example:
+        >>> numbers_match(3.14, 3.14159), numbers_match(3.1, 3.14159), numbers_match(3.0, 3.5)
+        (True, True, False)
+    """
+    if math.isclose(answer, reference, rel_tol=1e-9, abs_tol=1e-12):
+        return True
+    decimals = len(repr(answer).partition(".")[2]) if "e" not in repr(answer) else 0
+    return 0 < decimals < 15 and math.isclose(round(reference, decimals), answer, rel_tol=1e-12)
+
+
+def string_similarity(a: str, b: str) -> float:
+    """How alike two texts are, in [0, 1] (difflib's ratio of the normalised texts).
+
+    Example:
+        >>> string_similarity("Paris", "paris"), string_similarity("abc", "xyz")
+        (1.0, 0.0)
+    """
+    import difflib
+
+    left, right = normalize_text(a), normalize_text(b)
+    if left == right:
+        return 1.0
+    return difflib.SequenceMatcher(None, left, right).ratio()
+
+
+def compare_math_expressions(answer: str, reference: str) -> float:
+    """1.0 for equal numbers (see `numbers_match`) or equal normalised text; else, for
+    text, its `string_similarity`, and 0.0 for different numbers.
+
+    Example:
+        >>> compare_math_expressions("3.14", "3.14159"), compare_math_expressions("4", "5")
+        (1.0, 0.0)
+    """
+    a, b = as_number(answer), as_number(reference)
+    if a is not None and b is not None:
+        return 1.0 if numbers_match(a, b) else 0.0
+    return string_similarity(answer, reference)
 
 
 def as_number(text: str) -> float | None:

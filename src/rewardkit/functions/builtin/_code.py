@@ -8,21 +8,28 @@ what is not (wall clock, memory, CPU, output, network). Python runs as `python -
 
 from __future__ import annotations
 
-import math
+import json
 import re
 import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rewardkit.functions._decorator import reward_function
-from rewardkit.functions.builtin._answers import as_number
+from rewardkit.functions.builtin._program_io import call_arguments, call_harness, compare_outputs
 from rewardkit.functions.builtin._response import NoResponse, no_response, response_text
 from rewardkit.types import EvaluateResult, Message, MetricResult
 
 if TYPE_CHECKING:
     from rewardkit.functions.builtin._sandbox import ExecutionResult
 
-__all__ = ["extract_code_blocks", "fractional_code_reward", "local_code_execution_reward"]
+__all__ = [
+    "code_blocks",
+    "execute_javascript_code",
+    "execute_python_code",
+    "extract_code_blocks",
+    "fractional_code_reward",
+    "local_code_execution_reward",
+]
 
 _FENCE = re.compile(r"```[ \t]*([\w+#.-]*)[^\n]*\n(.*?)```", re.DOTALL)
 _ALIASES = {"python": {"python", "py", "python3"}, "javascript": {"javascript", "js", "node"}}
@@ -44,6 +51,61 @@ def extract_code_blocks(text: str, language: str | None = None) -> list[str]:
         for tag, code in _FENCE.findall(text)
         if names is None or not tag or tag.lower() in names
     ]
+
+
+def code_blocks(text: str, language: str | None = None) -> list[dict[str, str]]:
+    """The fenced code blocks of a text as `{"language", "code"}` (reward-kit's shape).
+
+    An untagged block's language is `"unknown"`; with `language`, only blocks tagged as
+    it (or untagged) are kept.
+
+    Example:
+        >>> code_blocks("```py\\nprint(1)\\n```")
+        [{'language': 'python', 'code': 'print(1)'}]
+    """
+    names = _ALIASES.get(language, {language}) if language else None
+    found = []
+    for tag, code in _FENCE.findall(text):
+        tag = tag.lower()
+        if names is not None and tag and tag not in names:
+            continue
+        canonical = next((name for name, tags in _ALIASES.items() if tag in tags), tag)
+        found.append({"language": canonical or "unknown", "code": code.strip()})
+    return found
+
+
+def _execute(code: str, language: str, timeout: float) -> dict[str, Any]:
+    run = _run(code, language, stdin=None, timeout=timeout, memory_mb=100,
+               max_output_bytes=1_000_000)  # fmt: skip
+    if run.ok:
+        return {"success": True, "output": run.stdout.strip(), "error": None}
+    if run.timed_out:
+        error = f"Timeout: execution timed out after {timeout}s"
+    else:
+        error = run.stderr.strip()[-2000:] or run.describe()
+    return {"success": False, "output": None, "error": error}
+
+
+def execute_python_code(code: str, timeout: int | float = 5) -> dict[str, Any]:
+    """Run Python code under the sandbox limits: `{"success", "output", "error"}`.
+
+    `output` is the stripped standard output (None on failure); `error` the end of
+    standard error, or says it timed out.
+
+    Example:
+        >>> execute_python_code("print(6 * 7)")
+        {'success': True, 'output': '42', 'error': None}
+    """
+    return _execute(code, "python", timeout)
+
+
+def execute_javascript_code(code: str, timeout: int | float = 5) -> dict[str, Any]:
+    """Run JavaScript code with `node`, as `execute_python_code` runs Python.
+
+    Raises:
+        RuntimeError: `node` is not installed.
+    """
+    return _execute(code, "javascript", timeout)
 
 
 def _argv(language: str, memory_mb: int | None) -> tuple[list[str], int | None]:
@@ -68,23 +130,6 @@ def _lines(text: str) -> list[str]:
     return [line.rstrip() for line in text.strip().splitlines()]
 
 
-def output_similarity(actual: str, expected: str) -> float:
-    """How well program output matches the expected output, in [0, 1].
-
-    1.0 when equal up to trailing whitespace, or when both are single numbers equal
-    within a relative tolerance of 1e-6; otherwise the share of lines that are equal at
-    the same position, out of the longer of the two.
-    """
-    got, want = _lines(actual), _lines(expected)
-    if got == want:
-        return 1.0
-    a, b = as_number(actual), as_number(expected)
-    if a is not None and b is not None:
-        return 1.0 if math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-9) else 0.0
-    same = sum(g == w for g, w in zip(got, want, strict=False))
-    return same / max(len(got), len(want), 1)
-
-
 def _run(code: str, language: str, *, stdin: str | None, timeout: float, memory_mb: int | None,
          max_output_bytes: int) -> ExecutionResult:  # fmt: skip
     from rewardkit.functions.builtin._sandbox import run_program  # subprocess etc. on first use
@@ -101,7 +146,11 @@ def _run(code: str, language: str, *, stdin: str | None, timeout: float, memory_
 
 
 def _execution_metric(run: ExecutionResult) -> MetricResult:
-    detail = run.describe()
+    if run.ok:
+        detail = f"Code executed successfully ({run.describe()})"
+    else:
+        error = run.stderr.strip().splitlines()[-1:] if not run.timed_out else []
+        detail = f"Code execution failed with error: {error[0] if error else run.describe()}"
     if not run.network_isolated:
         detail += " (network not isolated: the kernel refused a network namespace)"
     return MetricResult(score=1.0 if run.ok else 0.0, reason=detail, success=run.ok)
@@ -115,11 +164,11 @@ def _first_code_block(messages: list[Message], language: str) -> str | EvaluateR
     blocks = extract_code_blocks(text, language)
     if blocks:
         return blocks[0]
-    reason = f"No {language} code block (```{language} ... ```) in the response"
+    reason = f"No {language} code blocks found in the response (```{language} ... ```)"
     return EvaluateResult(
         score=0.0,
         reason=reason,
-        metrics={"execution_result": MetricResult(score=0.0, reason=reason, success=False)},
+        metrics={"error": MetricResult(score=0.0, reason=reason, success=False)},
     )
 
 
@@ -138,7 +187,7 @@ def local_code_execution_reward(
     """Run the response's first code block; score its output, or its tests.
 
     With `ground_truth` (the expected standard output) the score is
-    `output_similarity(stdout, ground_truth)` when the program exits 0, else 0. Without
+    `compare_outputs(stdout, ground_truth)` when the program exits 0, else 0. Without
     it, the score is 1.0 if the program exits 0. `test_code` is appended to the program
     (e.g. `assert add(2, 3) == 5`), so the tests decide its exit status.
 
@@ -164,6 +213,13 @@ def local_code_execution_reward(
         1.0
     """
     _argv(language, max_memory_mb)  # validates the language before any early return
+    if isinstance(ground_truth, int | float) and not isinstance(ground_truth, bool):
+        ground_truth = str(ground_truth)
+    elif ground_truth is not None and not isinstance(ground_truth, str):
+        return _no_tests(
+            "local_code_execution_reward: ground_truth must be the expected output, a string "
+            f"(got {type(ground_truth).__name__}); for test cases use fractional_code_reward"
+        )
     code = _first_code_block(messages, language)
     if isinstance(code, EvaluateResult):
         return code
@@ -176,9 +232,9 @@ def local_code_execution_reward(
         return EvaluateResult(score=0.0, reason=f"Program {run.describe()}", metrics=metrics)
     if ground_truth is None:
         return EvaluateResult(score=1.0, reason=f"Program {run.describe()}", metrics=metrics)
-    score = output_similarity(run.stdout, ground_truth)
+    score = compare_outputs(run.stdout, ground_truth)
     reason = (
-        f"Output similarity {score:.2f} (expected {ground_truth.strip()!r:.100}, "
+        f"Output similarity: {score:.2f} (expected {ground_truth.strip()!r:.100}, "
         f"got {run.stdout.strip()!r:.100})"
     )
     metrics["output_match"] = MetricResult(score=score, reason=reason, success=score == 1.0)
@@ -212,6 +268,7 @@ def fractional_code_reward(
     environment: str = "local",
     api_key: str | None = None,
     *,
+    function_to_call: str | None = None,
     max_memory_mb: int = 100,
     max_output_bytes: int = 1_000_000,
     **kwargs: Any,
@@ -219,8 +276,11 @@ def fractional_code_reward(
     """The share of test cases the response's code passes.
 
     Each test case runs the program afresh with `input` on standard input and passes if
-    it exits 0 and prints `expected_output` (trailing whitespace aside). A string
+    it exits 0 and prints `expected_output` (trailing whitespace aside). With
+    `function_to_call`, `input` is instead the call's arguments (see `call_arguments`)
+    and the `repr` of the function's return value must equal `expected_output`. A string
     `ground_truth` is one expected output, scored as in `local_code_execution_reward`.
+    The `test_results` metric's reason is a JSON list of the runs.
 
     Args:
         messages: The conversation; `messages[-1]` is the assistant's response.
@@ -230,13 +290,14 @@ def fractional_code_reward(
         timeout: Wall-clock seconds per test case.
         environment: Only `"local"` is supported (reward-kit also offered `"e2b"`).
         api_key: Unused (reward-kit's E2B key).
+        function_to_call: A Python function of the response to call with each input.
         max_memory_mb: Memory limit in MiB (address space for Python, heap for Node.js).
         max_output_bytes: Output allowed per run before the program is killed.
         **kwargs: Ignored (accepted for pipeline compatibility).
 
     Raises:
-        ValueError: `environment` or `language` is not supported.
-        TypeError: `ground_truth` is neither a string nor a list of test cases.
+        ValueError: `environment` or `language` is not supported, or `function_to_call`
+            is used with another language than Python.
 
     Example:
         >>> fractional_code_reward(
@@ -251,34 +312,72 @@ def fractional_code_reward(
             f"fractional_code_reward: environment {environment!r} is not supported; use "
             "'local' (code runs in a local subprocess under limits)"
         )
-    if isinstance(ground_truth, str):
+    if function_to_call is not None and language != "python":
+        raise ValueError("fractional_code_reward: function_to_call needs language='python'")
+    if isinstance(ground_truth, str) and function_to_call is None:
         return local_code_execution_reward(
             messages, ground_truth, language, timeout, max_memory_mb,
             max_output_bytes=max_output_bytes,
         )  # fmt: skip
-    cases = _test_cases(ground_truth)
+    try:
+        cases = _test_cases(ground_truth)
+    except TypeError as exc:
+        return _no_tests(str(exc))
     _argv(language, max_memory_mb)
     code = _first_code_block(messages, language)
     if isinstance(code, EvaluateResult):
         return code
-    metrics: dict[str, MetricResult] = {}
-    passed = 0
-    for i, (stdin, expected) in enumerate(cases):
-        run = _run(code, language, stdin=stdin, timeout=timeout, memory_mb=max_memory_mb,
-                   max_output_bytes=max_output_bytes)  # fmt: skip
-        ok = run.ok and _lines(run.stdout) == _lines(expected)
-        passed += ok
-        detail = (
-            "passed"
-            if ok
-            else (
-                run.describe()
-                if not run.ok
-                else f"printed {run.stdout.strip()!r:.100}, expected {expected.strip()!r:.100}"
-            )
-        )
-        metrics[f"test_{i}"] = MetricResult(score=float(ok), reason=detail, success=ok)
+    limits = {"timeout": timeout, "memory_mb": max_memory_mb, "max_output_bytes": max_output_bytes}
+    runs = [
+        _run_case(code, language, given, expected, function_to_call, limits)
+        for given, expected in cases
+    ]
+    metrics = {
+        f"test_{i}": MetricResult(score=float(ok), reason=details, success=ok)
+        for i, (ok, details, _) in enumerate(runs)
+    }
+    results = [
+        {"input": given, "expected_output": expected, "actual_output": output,
+         "passed": ok, "details": details}
+        for (given, expected), (ok, details, output) in zip(cases, runs, strict=True)
+    ]  # fmt: skip
+    passed = sum(ok for ok, _, _ in runs)
     score = passed / len(cases)
-    reason = f"{passed}/{len(cases)} test cases passed"
-    metrics["pass_rate"] = MetricResult(score=score, reason=reason, success=passed == len(cases))
+    reason = f"{passed}/{len(cases)} tests passed"
+    everything = passed == len(cases)
+    metrics["pass_rate"] = MetricResult(score=score, reason=reason, success=everything)
+    metrics["test_results"] = MetricResult(
+        score=score, reason=json.dumps(results), success=everything
+    )
     return EvaluateResult(score=score, reason=reason, metrics=metrics)
+
+
+def _run_case(
+    code: str,
+    language: str,
+    given: str,
+    expected: str,
+    function: str | None,
+    limits: dict[str, Any],
+) -> tuple[bool, str, str]:
+    """Run one test case: (passed, what happened, the output compared)."""
+    program, stdin = code, given
+    if function is not None:  # the input is the call's arguments; the result's repr is printed
+        program, stdin = call_harness(code, function, call_arguments(given)), ""
+    run = _run(program, language, stdin=stdin, **limits)
+    last_line = run.stdout.strip().splitlines()[-1:] or [""]
+    output = (last_line[0] if function is not None else run.stdout).strip()
+    ok = run.ok and _lines(output) == _lines(expected)
+    if ok:
+        return True, "passed", output
+    if not run.ok:
+        return False, run.describe(), output
+    return False, f"printed {output!r:.100}, expected {expected.strip()!r:.100}", output
+
+
+def _no_tests(reason: str) -> EvaluateResult:
+    return EvaluateResult(
+        score=0.0,
+        reason=reason,
+        metrics={"error": MetricResult(score=0.0, reason=reason, success=False)},
+    )

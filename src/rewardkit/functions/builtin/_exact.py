@@ -1,8 +1,9 @@
 """Exact-match rewards: the response (or its extracted answer) equals the reference.
 
 `exact_match_reward` compares normalised text; `accuracy_reward` (reward-kit's name)
-extracts a final answer first and compares numbers numerically. Neither gives partial
-credit and neither has special cases for particular values.
+extracts a final answer first and compares numbers numerically (a correctly rounded
+answer counts). Neither gives partial credit and neither has special cases for
+particular values (reward-kit 0.4.1 has one for 3.14).
 """
 
 from __future__ import annotations
@@ -16,10 +17,12 @@ from rewardkit.functions.builtin._answers import (
     as_number,
     extract_answer,
     normalize_answer,
+    numbers_match,
     tag_content,
 )
 from rewardkit.functions.builtin._response import (
     NoResponse,
+    field,
     no_response,
     reference_texts,
     response_text,
@@ -30,10 +33,10 @@ __all__ = ["accuracy_reward", "exact_match_reward"]
 
 
 def _answers_equal(answer: str, reference: str) -> float:
-    """1.0 if equal as numbers (relative tolerance 1e-9) or as normalised text."""
+    """1.0 if equal as numbers (see `numbers_match`) or as normalised text."""
     a, b = as_number(answer), as_number(reference)
     if a is not None and b is not None:
-        return 1.0 if math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12) else 0.0
+        return 1.0 if numbers_match(a, b) else 0.0
     return 1.0 if normalize_answer(answer) == normalize_answer(reference) else 0.0
 
 
@@ -112,9 +115,12 @@ def accuracy_reward(
 ) -> EvaluateResult:
     """Extract the final answer and compare it with the reference answer.
 
-    By default the answer comes from `extract_answer` and is compared as a number when
-    both sides are numbers (relative tolerance 1e-9), else as normalised text. The score
-    is 0.0 or 1.0, or whatever `compare_fn` returns (clamped to [0, 1]).
+    By default the answer comes from `extract_answer` (a short response is its own
+    answer) and is compared as a number when both sides are numbers (see
+    `numbers_match`), else as normalised text. The score is 0.0 or 1.0, or whatever
+    `compare_fn` returns (clamped to [0, 1]). A missing or empty `ground_truth`, or a
+    response with no answer in it, scores 0.0 with the reason in the metrics
+    (`accuracy`, `answer_extraction`).
 
     Args:
         messages: The conversation; `messages[-1]` is the assistant's response.
@@ -126,22 +132,57 @@ def accuracy_reward(
 
     Example:
         >>> accuracy_reward(
-        ...     [{"role": "assistant", "content": "So the answer is 1,000."}],
-        ...     ground_truth=[{"role": "assistant", "content": "1000"}],
+        ...     [{"role": "assistant", "content": "3x = 12. Therefore, x = 4."}],
+        ...     ground_truth=[{"role": "assistant", "content": "4"}],
         ... ).score
         1.0
     """
-    references = reference_texts(ground_truth, function="accuracy_reward")
+    problem = _ground_truth_problem(ground_truth)
+    if problem is not None:
+        return _zero("accuracy", problem)
     try:
+        references = reference_texts(ground_truth, function="accuracy_reward")
         text = response_text(messages)
-    except NoResponse as problem:
-        return no_response("answer_accuracy", problem)
-    answer = (extract_fn or extract_answer)(text)
-    expected = [extract_answer(ref) for ref in references]
+    except TypeError as exc:
+        return _zero("accuracy", f"Ground truth not usable: {exc}")
+    except NoResponse as no:
+        return no_response("answer_accuracy", no)
+    answer = (extract_fn or _extract_or_bare)(text)
+    if not answer:
+        return _zero("answer_extraction", f"No answer found in the response {text.strip()!r:.120}")
+    expected = [extract_answer(ref) or ref.strip() for ref in references]
     score = max(_checked(compare_fn or _answers_equal, answer, ref) for ref in expected)
     reason = f"Extracted answer {answer!r:.200} vs expected {expected[0]!r:.200}: {score:.2f}"
     return EvaluateResult(
         score=score,
         reason=reason,
         metrics={"answer_accuracy": MetricResult(score=score, reason=reason, success=score == 1.0)},
+    )
+
+
+def _extract_or_bare(text: str) -> str:
+    """`extract_answer`, or the response itself when it is a bare answer (≤ 5 words)."""
+    answer = extract_answer(text)
+    if not answer and len(text.split()) <= 5:
+        return text.strip().rstrip(".")
+    return answer
+
+
+def _ground_truth_problem(ground_truth: Any) -> str | None:
+    """Why `ground_truth` holds no reference answer, or None when it may hold one."""
+    if ground_truth is None or (isinstance(ground_truth, list | tuple) and not ground_truth):
+        return "Ground truth not provided: pass the expected answer as ground_truth."
+    messages = isinstance(ground_truth, list | tuple) and all(
+        field(m, "role") is not None and not isinstance(m, str) for m in ground_truth
+    )
+    if messages and all(field(m, "content") in (None, "", []) for m in ground_truth):
+        return "Ground truth message has no content: it holds no expected answer."
+    return None
+
+
+def _zero(metric: str, reason: str) -> EvaluateResult:
+    return EvaluateResult(
+        score=0.0,
+        reason=reason,
+        metrics={metric: MetricResult(score=0.0, reason=reason, success=False)},
     )

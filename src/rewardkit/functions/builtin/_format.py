@@ -87,56 +87,66 @@ def tag_count_reward(
     ground_truth: Any = None,
     *,
     required_tags: list[str],
-    score_per_tag: float | None = None,
+    score_per_tag: float = 0.25,
     require_balanced: bool = True,
     **kwargs: Any,
 ) -> EvaluateResult:
     """Credit for each required tag present, minus a penalty for each unbalanced one.
 
-    A tag is present when it is opened and closed at least once, and balanced when it is
-    opened as often as it is closed. The score is `min(1, present * score_per_tag)`,
-    minus `score_per_tag` per unbalanced tag when `require_balanced`, floored at 0.
+    A tag counts when it appears (opened or closed) and, if `require_balanced`, is opened
+    as often as it is closed. The score is `min(1, counted * score_per_tag)`, minus
+    `score_per_tag` per unbalanced tag when `require_balanced`, floored at 0. The
+    `overall` metric passes when every required tag counts.
 
     Args:
         messages: The conversation; `messages[-1]` is the assistant's response.
         ground_truth: Unused (accepted for signature compatibility).
         required_tags: Tag names without brackets, e.g. `["think", "answer"]`.
-        score_per_tag: Credit per tag; defaults to `1 / len(required_tags)`, so all tags
-            present and balanced score 1.0.
-        require_balanced: Penalise tags opened and closed a different number of times.
+        score_per_tag: Credit per tag (0.25, as in reward-kit 0.4.1; use
+            `1 / len(required_tags)` for 1.0 when all are there).
+        require_balanced: Count only, and penalise, tags opened and closed a different
+            number of times.
         **kwargs: Ignored (accepted for pipeline compatibility).
 
     Example:
         >>> tag_count_reward(
         ...     [{"role": "assistant", "content": "<think>x</think><answer>4</answer>"}],
         ...     required_tags=["think", "answer"],
+        ...     score_per_tag=0.5,
         ... ).score
         1.0
     """
     if not required_tags:
         raise ValueError("tag_count_reward: required_tags must name at least one tag")
-    per_tag = 1.0 / len(required_tags) if score_per_tag is None else score_per_tag
-    if not 0.0 <= per_tag <= 1.0:
-        raise ValueError(f"tag_count_reward: score_per_tag must be in [0, 1] (got {per_tag})")
+    if not 0.0 <= score_per_tag <= 1.0:
+        raise ValueError(f"tag_count_reward: score_per_tag must be in [0, 1] (got {score_per_tag})")
     try:
         text = response_text(messages)
     except NoResponse as problem:
-        return no_response("overall", problem)
+        return no_response("tag_count", problem)
     metrics: dict[str, MetricResult] = {}
-    present = unbalanced = 0
+    counted = unbalanced = 0
     for tag in required_tags:
         opening, closing = _tag_counts(text, tag)
-        found, balanced = opening > 0 and closing > 0, opening == closing
-        present += found
+        balanced = opening == closing
+        ok = (opening or closing) > 0 and (balanced or not require_balanced)
+        counted += ok
         unbalanced += not balanced
-        ok = found and (balanced or not require_balanced)
         metrics[f"tag_{tag}"] = MetricResult(
-            score=1.0 if ok else 0.0,
-            reason=f"<{tag}> opened {opening} time(s), closed {closing} time(s)",
-            success=ok,
+            score=1.0 if ok else 0.0, reason=_tag_reason(tag, opening, closing), success=ok
         )
-    penalty = per_tag * unbalanced if require_balanced else 0.0
-    score = max(0.0, min(1.0, present * per_tag) - penalty)
-    reason = f"{present}/{len(required_tags)} required tags present, {unbalanced} unbalanced"
-    metrics["overall"] = MetricResult(score=score, reason=reason, success=score == 1.0)
+    penalty = score_per_tag * unbalanced if require_balanced else 0.0
+    score = max(0.0, min(1.0, counted * score_per_tag) - penalty)
+    reason = f"{counted}/{len(required_tags)} required tags present, {unbalanced} unbalanced"
+    metrics["overall"] = MetricResult(
+        score=score, reason=reason, success=counted == len(required_tags)
+    )
     return EvaluateResult(score=score, reason=reason, metrics=metrics)
+
+
+def _tag_reason(tag: str, opening: int, closing: int) -> str:
+    if opening == closing == 0:
+        return f"No '{tag}' tag"
+    if opening == closing:
+        return f"{opening} balanced '{tag}' tag(s)"
+    return f"Unbalanced '{tag}' tags: opened {opening} time(s), closed {closing} time(s)"

@@ -146,7 +146,12 @@ def json_schema_reward(
     expected_schema: Any = None,
     **kwargs: Any,
 ) -> EvaluateResult:
-    """1.0 if the response's JSON validates against `expected_schema`, else 0.0.
+    """Does the response's JSON validate against `expected_schema`, with its properties?
+
+    0.0 if the JSON breaks the schema (or there is none: the `error` metric says so).
+    Otherwise 1.0, or, when the schema declares `properties`, the Jaccard similarity of
+    the JSON's `(path, type)` properties to the declared ones (`schema_similarity`, as in
+    reward-kit 0.4.1): missing optional properties and extra ones cost partial credit.
 
     Args:
         messages: The conversation; `messages[-1]` is the assistant's response.
@@ -167,19 +172,76 @@ def json_schema_reward(
         ... ).score
         1.0
     """
-    validator = _validator(_schema_key(expected_schema, ground_truth))
+    schema_json = _schema_key(expected_schema, ground_truth)
+    validator = _validator(schema_json)
     try:
         data = _load_json(json_content, messages)
     except NoResponse as problem:
         return no_response("schema_validity", problem)
     except _NoJSON:
-        return _result(0.0, "The response holds no valid JSON", "schema_validity")
+        return _result(0.0, "Invalid JSON content: no JSON value could be parsed", "error")
+    similarity = _similarity(json.loads(schema_json), data)
     errors = sorted(validator.iter_errors(data), key=lambda e: tuple(map(str, e.absolute_path)))
-    if not errors:
-        return _result(1.0, "The JSON satisfies the schema", "schema_validity")
-    shown = "; ".join(
-        f"{'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}"
-        for e in errors[:_MAX_ERRORS_SHOWN]
+    if errors:
+        shown = "; ".join(
+            f"{'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}"
+            for e in errors[:_MAX_ERRORS_SHOWN]
+        )
+        extra = len(errors) - _MAX_ERRORS_SHOWN
+        more = f" (+{extra} more)" if extra > 0 else ""
+        reason, score = f"The JSON breaks the schema: {shown}{more}", 0.0
+    elif similarity is None:
+        reason, score = "The JSON satisfies the schema", 1.0
+    else:
+        reason, score = f"The JSON satisfies the schema; {similarity.reason}", similarity.score
+    metrics = {
+        "schema_validity": MetricResult(score=float(not errors), reason=reason, success=not errors)
+    }
+    if similarity is not None:
+        metrics["schema_similarity"] = similarity
+    return EvaluateResult(score=score, reason=reason, metrics=metrics)
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, Mapping):
+        return "object"
+    if isinstance(value, list):
+        return "array"
+    return "null" if value is None else "string"
+
+
+def _value_properties(value: Any, prefix: str = "") -> set[tuple[str, str]]:
+    """The `(dotted path, JSON type)` of every key of a JSON object, nested ones included."""
+    found: set[tuple[str, str]] = set()
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            found.add((f"{prefix}{key}", _json_type(item)))
+            found |= _value_properties(item, f"{prefix}{key}.")
+    return found
+
+
+def _similarity(schema: Any, data: Any) -> MetricResult | None:
+    """How alike the JSON's properties are to those the schema declares (Jaccard of the
+    `(path, type)` sets, `integer` counting as `number`); None when it declares none."""
+    from rewardkit.functions.builtin._call_schema import (
+        calculate_jaccard_similarity,
+        extract_schema_properties,
     )
-    more = f" (+{len(errors) - _MAX_ERRORS_SHOWN} more)" if len(errors) > _MAX_ERRORS_SHOWN else ""
-    return _result(0.0, f"The JSON breaks the schema: {shown}{more}", "schema_validity")
+
+    if not isinstance(schema, Mapping) or not isinstance(schema.get("properties"), Mapping):
+        return None
+    expected = {
+        (p, "number" if t == "integer" else t) for p, t in extract_schema_properties(schema)
+    }
+    actual = _value_properties(data)
+    score = calculate_jaccard_similarity(expected, actual)
+    parts = [f"Matching properties: {len(expected & actual)} of {len(expected | actual)}"]
+    if missing := sorted(p for p, _ in expected - actual):
+        parts.append(f"Missing properties: {', '.join(missing)}")
+    if extra := sorted(p for p, _ in actual - expected):
+        parts.append(f"Extra properties: {', '.join(extra)}")
+    return MetricResult(score=score, reason="; ".join(parts), success=score == 1.0)

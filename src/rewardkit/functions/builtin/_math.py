@@ -1,16 +1,17 @@
-"""`math_reward`: is the response's final answer mathematically equal to the reference?
+"""`math_reward`: are the response's answers the reference's?
 
-Parsing and equivalence come from HuggingFace `math-verify` (the `math` extra), so
-`\\frac{1}{2}`, `0.5` and `1/2` are equal and sets, intervals and expressions compare
-symbolically. The answer is read from the last `<answer>` block if there is one, else
-from the GSM8K `####` line, else from the whole response, where `math-verify` prefers
-the last `\\boxed{}` and otherwise the final expression.
+Numbers are read with `extract_numbers` (`\\frac{1}{2}`, `0.5` and `1/2` are equal);
+a reference with no number in it (sets, intervals, `\\sqrt{2}`, expressions) is
+compared symbolically by HuggingFace `math-verify` (the `math` extra), which reads the
+last `<answer>` block, else the GSM8K `####` line, else the last `\\boxed{}` or final
+expression.
 """
 
 from __future__ import annotations
 
 import functools
 import math
+import re
 import threading
 from types import ModuleType
 from typing import Any
@@ -18,6 +19,12 @@ from typing import Any
 from rewardkit.functions._decorator import reward_function
 from rewardkit.functions.builtin._answers import tag_content
 from rewardkit.functions.builtin._extras import require
+from rewardkit.functions.builtin._numbers import (
+    Extracted,
+    compare_numbers,
+    extract_numbers,
+    has_unit,
+)
 from rewardkit.functions.builtin._response import (
     NoResponse,
     no_response,
@@ -77,6 +84,26 @@ def _close(gold: list[Any], answer: list[Any], rel: float | None, abs_: float | 
     return math.isclose(a, b, rel_tol=rel or 0.0, abs_tol=abs_ or 0.0)
 
 
+def _verify_symbolically(
+    reference: str, text: str, tolerance: float | None, absolute_tolerance: float | None
+) -> tuple[bool, str] | None:
+    """math-verify's verdict on a reference with no number in it (`\\sqrt{2}`, sets)."""
+    gold = list(_parse_reference(reference))
+    if not gold:
+        return None
+    mv = _math_verify()
+    answer = _parse(mv, _answer_region(text))
+    if not answer:
+        return False, "No final answer found in the response"
+    correct = bool(
+        mv.verify(gold, answer, timeout_seconds=_timeout())
+        or _close(gold, answer, tolerance, absolute_tolerance)
+    )
+    shown = answer[-1] if isinstance(answer[-1], str) else answer[0]
+    verdict = "equals" if correct else "does not equal"
+    return correct, f"Answer {shown!s:.200} {verdict} the expected {reference!r:.200}"
+
+
 @reward_function
 def math_reward(
     messages: list[Message],
@@ -86,20 +113,29 @@ def math_reward(
     require_units: bool = False,
     **kwargs: Any,
 ) -> EvaluateResult:
-    """1.0 if the response's final answer equals `ground_truth` mathematically, else 0.0.
+    """1.0 if the response's answers are the reference's, else 0.0.
+
+    Answers are read with `extract_numbers` from both sides (`<answer>` tags, then
+    `\\boxed{}`, then `####`, then every number). The response scores 1.0 when:
+
+    - the reference has one answer and the response's only answer, or its final one
+      when it states several numbers, equals it (reward-kit 0.4.1 scores 0 whenever
+      other numbers appear; we let the final answer count);
+    - the reference has several answers and the response states each of them and no
+      other number.
+
+    A response offering alternatives with an unboxed "or" scores 0. A reference with no
+    number in it (`\\sqrt{2}`, `{1, 2}` as a set, `x + 1`) is compared symbolically with
+    `math-verify` (the `math` extra). Missing ground truth scores 0 with a reason.
 
     Args:
         messages: The conversation; `messages[-1]` is the assistant's response.
-        ground_truth: The reference answer, e.g. `"42"`, `"\\\\frac{1}{2}"`, `42`, the
+        ground_truth: The reference answer, e.g. `"42"`, `"\\frac{1}{2}"`, `42`, the
             expected messages, or a list of acceptable answers; positional or keyword.
-        tolerance: Also accept numeric answers within this relative tolerance.
-        absolute_tolerance: Also accept numeric answers within this absolute tolerance.
-        require_units: Not supported; `True` raises `ValueError`.
+        tolerance: Accept numbers within this relative tolerance (default: equal).
+        absolute_tolerance: Accept numbers within this absolute tolerance.
+        require_units: The response must state a unit exactly when the reference does.
         **kwargs: Ignored (accepted for pipeline compatibility).
-
-    Raises:
-        ImportError: `math-verify` is missing (install `rewardkit[math]`).
-        ValueError: `ground_truth` is missing or holds no parsable answer.
 
     Example:
         >>> math_reward(
@@ -108,39 +144,162 @@ def math_reward(
         ... ).score
         1.0
     """
-    if require_units:
-        raise ValueError("math_reward: require_units=True is not supported; drop it.")
-    if ground_truth is None:
-        raise ValueError('math_reward needs ground_truth, the expected answer (e.g. "42").')
-    references = reference_texts(ground_truth, function="math_reward")
-    mv = _math_verify()
-    golds = [list(_parse_reference(reference)) for reference in references]
-    for reference, gold in zip(references, golds, strict=True):
-        if not gold:
-            raise ValueError(
-                f"math_reward: no answer could be parsed from ground_truth {reference!r}"
-            )
     try:
         text = response_text(messages)
     except NoResponse as problem:
         return no_response("math_answer", problem)
-    answer = _parse(mv, _answer_region(text))
-    expected = " or ".join(repr(reference) for reference in references)
-    if not answer:
-        reason = f"No final answer found in the response (expected {expected:.200})"
-        correct = False
-    else:
-        correct = any(
-            mv.verify(gold, answer, timeout_seconds=_timeout())
-            or _close(gold, answer, tolerance, absolute_tolerance)
-            for gold in golds
+    try:
+        references = reference_texts(ground_truth, function="math_reward")
+    except TypeError as exc:
+        reason = (
+            "Ground truth not provided: pass the expected answer as ground_truth."
+            if ground_truth is None
+            else str(exc)
         )
-        shown = answer[-1] if isinstance(answer[-1], str) else answer[0]
-        verdict = "equals" if correct else "does not equal"
-        reason = f"Answer {shown!s:.200} {verdict} the expected {expected:.200}"
+        return _verdict(False, reason, {})
+    tolerances = (tolerance or 1e-9, absolute_tolerance or 1e-12)
+    best: tuple[bool, str, dict[str, MetricResult]] | None = None
+    for reference in references:
+        verdict = _score_one(
+            text, reference, tolerances, require_units, (tolerance, absolute_tolerance)
+        )
+        if best is None or (verdict[0] and not best[0]):
+            best = verdict
+    assert best is not None  # reference_texts never returns an empty list
+    return _verdict(*best)
+
+
+def _verdict(correct: bool, reason: str, metrics: dict[str, MetricResult]) -> EvaluateResult:
     score = 1.0 if correct else 0.0
-    return EvaluateResult(
-        score=score,
-        reason=reason,
-        metrics={"math_answer": MetricResult(score=score, reason=reason, success=correct)},
+    metrics = {**metrics, "math_answer": MetricResult(score=score, reason=reason, success=correct)}
+    return EvaluateResult(score=score, reason=reason, metrics=metrics)
+
+
+def _score_one(
+    text: str,
+    reference: str,
+    tolerances: tuple[float, float],
+    require_units: bool,
+    raw_tolerances: tuple[float | None, float | None],
+) -> tuple[bool, str, dict[str, MetricResult]]:
+    """(correct, reason, metrics) of the response against one reference."""
+    orig, gen = extract_numbers(reference), extract_numbers(text)
+    metrics = {
+        "extracted_original_answers": _listing("original message (ground truth)", orig),
+        "extracted_generated_answers": _listing("generated message", gen),
+    }
+    if not orig:
+        symbolic = (
+            _verify_symbolically(reference, text, *raw_tolerances)
+            if "\\" in reference or "{" in reference
+            else None
+        )
+        if symbolic is not None:
+            return (*symbolic, metrics)
+        return False, "Could not extract answers from original message (ground truth).", metrics
+    if not gen:
+        return False, "Could not extract answers from generated message.", metrics
+    if len(gen) > 1 and _unboxed_or(text):
+        metrics["strictness_penalty_unboxed_or"] = _penalty(_UNBOXED_OR)
+        return False, f"Strictness fail (Issue #1 - Unboxed 'or'): {_UNBOXED_OR}", metrics
+    if require_units and any(has_unit(a) != has_unit(b) for a, _ in orig for b, _ in gen):
+        return False, "Unit presence mismatch between the generated and expected answers.", metrics
+    if len(orig) == 1:
+        return _single(orig[0][1], gen, tolerances, metrics)
+    return _several([v for _, v in orig], [v for _, v in gen], tolerances, metrics)
+
+
+def _single(
+    expected: float | str,
+    gen: list[Extracted],
+    tolerances: tuple[float, float],
+    metrics: dict[str, MetricResult],
+) -> tuple[bool, str, dict[str, MetricResult]]:
+    values = _distinct([v for _, v in gen], tolerances)
+    final = gen[-1][1]
+    if _same(expected, final, tolerances):
+        more = (
+            f" (the response also states {len(values) - 1} other value(s))"
+            if len(values) > 1
+            else ""
+        )
+        return True, f"Final answer {final!r} equals the expected {expected!r}{more}.", metrics
+    if len(values) > 1:
+        metrics["strictness_penalty_ambiguity"] = _penalty(_AMBIGUOUS)
+        return (
+            False,
+            f"Strictness fail (Issue #2 - Ambiguity): {_AMBIGUOUS} The final answer {final!r} "
+            f"is not the expected {expected!r}.",
+            metrics,
+        )
+    return False, f"Answer {final!r} does not equal the expected {expected!r}.", metrics
+
+
+def _several(
+    expected: list[float | str],
+    gen: list[float | str],
+    tolerances: tuple[float, float],
+    metrics: dict[str, MetricResult],
+) -> tuple[bool, str, dict[str, MetricResult]]:
+    others = _distinct(
+        [g for g in gen if not any(_same(e, g, tolerances) for e in expected)], tolerances
     )
+    if others:
+        return (
+            False,
+            "Strictness fail (Conflicting Answers): Generated answer includes other distinct "
+            f"numerical values not matching any original answer: {sorted(others, key=str)}",
+            metrics,
+        )
+    missing = [e for e in expected if not any(_same(e, g, tolerances) for g in gen)]
+    if missing:
+        return False, f"Generated answer misses expected answer(s): {missing}", metrics
+    return True, f"All {len(expected)} expected answers found, and no other.", metrics
+
+
+_UNBOXED_OR = (
+    "Generated answer offers multiple numeric alternatives with an unboxed 'or' in the raw "
+    "response."
+)
+_AMBIGUOUS = (
+    "Ground truth is specific (one answer), but generated answer is ambiguous (multiple "
+    "answers extracted, even after potential leniency)."
+)
+
+
+def _penalty(reason: str) -> MetricResult:
+    return MetricResult(score=0.0, reason=reason, success=False)
+
+
+def _listing(where: str, answers: list[Extracted]) -> MetricResult:
+    values = [value for _, value in answers]
+    return MetricResult(
+        score=1.0 if answers else 0.0,
+        reason=f"Extracted from {where}: {values}" if answers else f"No answer in the {where}",
+        success=bool(answers),
+    )
+
+
+def _unboxed_or(text: str) -> bool:
+    """An "or" outside every `\\boxed{}` (alternatives offered, not one answer)."""
+    return bool(re.search(r"\bor\b", re.sub(r"\\boxed\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}", "", text)))
+
+
+def _same(a: float | str, b: float | str, tolerances: tuple[float, float]) -> bool:
+    if isinstance(a, float) and isinstance(b, float):
+        return compare_numbers(a, b, *tolerances)[0]
+    if isinstance(a, str) and isinstance(b, str):
+        return _squash(a) == _squash(b)
+    return False
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"\\text\{\s*(\w+)\s*\}|\s+", r"\1", text).lower()
+
+
+def _distinct(values: list[float | str], tolerances: tuple[float, float]) -> list[float | str]:
+    kept: list[float | str] = []
+    for value in values:
+        if not any(_same(value, k, tolerances) for k in kept):
+            kept.append(value)
+    return kept

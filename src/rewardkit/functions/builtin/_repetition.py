@@ -1,12 +1,13 @@
 """Repetition rewards: penalise repeated n-grams, reward lexical diversity.
 
-Text is split into lower-cased `\\w+` words, or into characters for languages written
-without spaces (`zh`, `ja`, `th`), so punctuation never makes two n-grams differ.
+Text is split into lower-cased words at whitespace, punctuation stripped from their ends
+(so "cat," and "cat" are one word, "n-grams" another), or into characters for languages
+written without spaces (`zh`, `ja`, `th`).
 """
 
 from __future__ import annotations
 
-import re
+import string
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,7 +15,7 @@ from rewardkit.functions._decorator import reward_function
 from rewardkit.functions.builtin._response import NoResponse, no_response, response_text
 from rewardkit.types import EvaluateResult, Message, MetricResult
 
-__all__ = ["diversity_reward", "ngrams", "repetition_penalty_reward"]
+__all__ = ["diversity_reward", "get_ngrams", "ngrams", "repetition_penalty_reward"]
 
 _CHARACTER_LANGUAGES = frozenset({"zh", "ja", "th"})
 _DEFAULT_SIZES = (1, 2, 3)
@@ -31,8 +32,20 @@ def ngrams(text: str, n: int, language: str = "en") -> list[tuple[str, ...]]:
     if language in _CHARACTER_LANGUAGES:
         tokens = [c for c in text if not c.isspace()]
     else:
-        tokens = re.findall(r"\w+", text.casefold())
+        words = (word.strip(string.punctuation) for word in text.casefold().split())
+        tokens = [word for word in words if word]
     return [tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1)]
+
+
+def get_ngrams(text: str, n: int, language: str = "en") -> tuple[list[tuple[str, ...]], int]:
+    """reward-kit 0.4.1's shape of `ngrams`: the n-grams and how many there are.
+
+    Example:
+        >>> get_ngrams("to be or not to be", 2)[1]
+        5
+    """
+    grams = ngrams(text, n, language)
+    return grams, len(grams)
 
 
 def _positive_int(function: str, name: str, value: object) -> int:

@@ -108,6 +108,8 @@ def _expected_calls(ground_truth: object) -> list[Call]:
         return [_call(c) for c in ground_truth["tool_calls"] or []]
     if isinstance(ground_truth, Mapping) and ("function" in ground_truth or "name" in ground_truth):
         return [_call(ground_truth)]
+    if isinstance(ground_truth, Mapping):
+        return []  # a dict without calls: none expected (as reward-kit 0.4.1 reads it)
     if isinstance(ground_truth, Sequence) and not isinstance(ground_truth, str):
         items = list(ground_truth)
         if items and all(field(i, "role") is not None for i in items):
@@ -159,7 +161,12 @@ def exact_tool_match_reward(
         ... ).score
         1.0
     """
-    expected = _expected_calls(ground_truth)
+    if not messages:
+        return no_response("tool_call_match", NoResponse("No messages provided"))
+    try:
+        expected = _expected_calls(ground_truth)
+    except (TypeError, ValueError) as exc:
+        return no_response("tool_call_match", NoResponse(f"ground truth not usable: {exc}"))
     try:
         made = tool_calls_of(response_message(messages))
     except NoResponse as problem:
@@ -167,16 +174,19 @@ def exact_tool_match_reward(
     same_calls = Counter(made) == Counter(expected)
     matched = made == expected if order_sensitive else same_calls
     if matched:
-        reason = f"Tool calls match the expected {len(expected)} call(s)"
+        detail = f"Tool calls match the expected {len(expected)} call(s)"
     elif same_calls:
-        reason = f"Right calls in the wrong order: made {_show(made)}; expected {_show(expected)}"
+        detail = f"Right calls in the wrong order: made {_show(made)}; expected {_show(expected)}"
     else:
         missing = list((Counter(expected) - Counter(made)).elements())
         unexpected = list((Counter(made) - Counter(expected)).elements())
-        reason = f"Missing: {_show(missing)}; unexpected: {_show(unexpected)}"
+        detail = f"Missing: {_show(missing)}; unexpected: {_show(unexpected)}"
     score = 1.0 if matched else 0.0
+    reason = f"Exact tool match evaluation score: {score}"  # 0.4.1's text; details in the metric
+    if ground_truth is None:
+        reason += " (Ground truth not provided: no call is expected)"
     return EvaluateResult(
         score=score,
         reason=reason,
-        metrics={"tool_call_match": MetricResult(score=score, reason=reason, success=matched)},
+        metrics={"tool_call_match": MetricResult(score=score, reason=detail, success=matched)},
     )

@@ -1,0 +1,82 @@
+"""`output/` builtins: the case's files, transcript, exit code and answer (rewardkit's own).
+
+Paths are keys of `outputs["files"]` (relative to the case directory or workspace).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from rewardkit.judges.builtins._record import Record, Verdict, recorded, text_file
+
+__all__ = [
+    "answer_matches",
+    "exit_code_equals",
+    "file_contains",
+    "file_matches_regex",
+    "files_exist",
+    "json_key_equals",
+    "stdout_contains",
+    "stdout_matches_regex",
+]
+
+
+def files_exist(outputs: Record, paths: list[str]) -> Verdict:
+    missing = [p for p in paths if p not in (outputs.get("files") or {})]
+    return not missing, f"missing: {', '.join(missing)}" if missing else "all files present"
+
+
+def file_contains(outputs: Record, path: str, text: str) -> Verdict:
+    content = text_file(outputs, path)
+    if content is None:
+        return False, f"{path} not found (or not text)"
+    return text in content, f"{path} {'contains' if text in content else 'lacks'} {text!r}"
+
+
+def file_matches_regex(outputs: Record, path: str, pattern: str) -> Verdict:
+    content = text_file(outputs, path)
+    if content is None:
+        return False, f"{path} not found (or not text)"
+    found = re.search(pattern, content) is not None
+    return found, f"/{pattern}/ {'found' if found else 'not found'} in {path}"
+
+
+def json_key_equals(outputs: Record, path: str, key: str, expected: Any) -> Verdict:
+    content = text_file(outputs, path)
+    try:
+        data = json.loads(content) if content is not None else None
+    except ValueError as exc:
+        return False, f"{path} is not valid JSON ({exc})"
+    if not isinstance(data, dict) or key not in data:
+        return False, f"{path} has no top-level key {key!r}"
+    return data[key] == expected, f"{path}[{key!r}] = {data[key]!r}, expected {expected!r}"
+
+
+def stdout_contains(outputs: Record, text: str) -> Verdict:
+    found = text in str(outputs.get("stdout") or "")
+    return found, f"stdout {'contains' if found else 'lacks'} {text!r}"
+
+
+def stdout_matches_regex(outputs: Record, pattern: str) -> Verdict:
+    found = re.search(pattern, str(outputs.get("stdout") or "")) is not None
+    return found, f"/{pattern}/ {'found' if found else 'not found'} in stdout"
+
+
+def exit_code_equals(outputs: Record, code: int = 0) -> Verdict:
+    actual = recorded(outputs, "exit_code", "run_result.json")
+    return actual == code, f"exit code {actual!r}, expected {code}"
+
+
+def answer_matches(
+    outputs: Record, annotation: str = "expected", path: str | None = None
+) -> Verdict:
+    expected = (outputs.get("annotations") or {}).get(annotation)
+    if expected is None:
+        return False, f"annotation {annotation!r} is not set for this case"
+    actual = text_file(outputs, path) if path else outputs.get("stdout")
+    if actual is None:
+        return False, f"{path or 'stdout'} not found"
+    same = str(actual).strip() == str(expected).strip()
+    return same, "matches the expected answer" if same else "differs from the expected answer"
