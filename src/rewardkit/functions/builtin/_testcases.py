@@ -18,6 +18,8 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
+from rewardkit.functions.builtin._code import _FILE, _argv
+
 __all__ = [
     "CaseResult",
     "check_language",
@@ -96,20 +98,9 @@ def _program(
     code: str, language: str, memory_mb: int
 ) -> tuple[list[str], dict[str, str], int | None]:
     """The command, files and address-space limit that run `code` in `language`."""
-    if language == "python":
-        return [sys.executable, "-I", "main.py"], {"main.py": code}, memory_mb
-    if language == "javascript":
-        import shutil
-
-        node = shutil.which("node")
-        if node is None:
-            raise RuntimeError(
-                "language='javascript' needs Node.js, but `node` is not on PATH. Install it "
-                "(e.g. apt-get install nodejs) or check Python code instead."
-            )
-        argv = [node, f"--max-old-space-size={memory_mb}", "main.js"]
-        return argv, {"main.js": _JS_PRELUDE + code}, None
-    raise ValueError(f"language must be 'python' or 'javascript' (got {language!r})")
+    argv, memory = _argv(language, memory_mb)
+    prelude = _JS_PRELUDE if language == "javascript" else ""
+    return argv, {_FILE[language]: prelude + code}, memory
 
 
 def check_language(language: str) -> None:
