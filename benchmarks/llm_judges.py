@@ -3,7 +3,8 @@
 The ideal is 64 / 8 x 0.2 s = 1.6 s; the target is at most 1.25 x that (2.0 s), with the
 server never seeing more than 8 requests at once, and a second run with the cache making no
 request at all. The server is the tests' real chat-completions server (tests/llm/server.py),
-run in this process; LiteLLM is pointed at it with `api_base`.
+run in this process; the client is pointed at it with `api_base` (natively; set
+REWARDKIT_TRANSPORT=litellm to measure the LiteLLM path).
 
 Then the same work as a whole process (`--child`), as the CLI will do it: start loading
 LiteLLM first, do everything else, send, write the outputs, leave. Its wall time includes
@@ -30,13 +31,13 @@ T0 = time.perf_counter()
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "llm"))
 
-from rewardkit.judges import _litellm  # noqa: E402  (after the path and the clock)
+from rewardkit.models import _litellm  # noqa: E402  (after the path and the clock)
 
 
 def requests(url: str, n: int) -> list[Any]:
     from server import KEY
 
-    from rewardkit.judges._transport import CompletionRequest
+    from rewardkit.models import CompletionRequest
 
     return [
         CompletionRequest(
@@ -58,7 +59,7 @@ def parse(text: str) -> Any:
 
 
 async def batch(reqs: list[Any], concurrency: int, cache: str | None) -> tuple[float, Any]:
-    from rewardkit.judges._transport import ModelClient
+    from rewardkit.models import ModelClient
 
     async with ModelClient(max_concurrent=concurrency, cache_dir=cache) as client:
         started = time.perf_counter()
@@ -70,7 +71,7 @@ async def batch(reqs: list[Any], concurrency: int, cache: str | None) -> tuple[f
 
 def child(url: str, n: int, concurrency: int, cache: str | None, out: str, exit_: str) -> None:
     """One whole run: load LiteLLM in the background, build requests, send, write, leave."""
-    _litellm.start_loading()
+    _litellm.preload(["openai/test-model"])  # loads LiteLLM only if it routes there
     reqs = requests(url, n)  # stands for discovery, prompt building and programmatic criteria
     ready = time.perf_counter()
     wall, stats = asyncio.run(batch(reqs, concurrency, cache))

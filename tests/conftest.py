@@ -10,7 +10,18 @@ from pathlib import Path
 
 import pytest
 
-_PROVIDER_KEYS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "TYPESAFE_API_KEY")
+_PROVIDER_KEYS = (
+    "ANTHROPIC_API_KEY",
+    "OPENAI_API_KEY",
+    "TYPESAFE_API_KEY",
+    # where the native model transport sends requests (see rewardkit.models._route)
+    "ANTHROPIC_API_BASE",
+    "ANTHROPIC_BASE_URL",
+    "HOSTED_VLLM_API_BASE",
+    "HOSTED_VLLM_API_KEY",
+    "OPENAI_API_BASE",
+    "OPENAI_BASE_URL",
+)
 
 
 @pytest.fixture(autouse=True)

@@ -169,7 +169,7 @@ def test_help_is_fast_and_imports_nothing_heavy() -> None:
     code = (
         "import sys, rewardkit.cli as c\n"
         "try:\n    c.main(['--help'])\nexcept SystemExit:\n    pass\n"
-        "heavy = {'litellm', 'pydantic', 'yaml', 'PIL', 'openpyxl', 'rich'} & set(sys.modules)\n"
+        "heavy = {'litellm', 'httpx', 'pydantic', 'yaml', 'PIL', 'openpyxl', 'rich'} & set(sys.modules)\n"
         "assert not heavy, heavy\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
@@ -183,7 +183,7 @@ def test_a_programmatic_run_imports_nothing_heavy(task, tmp_path: Path) -> None:
         "import sys\nfrom rewardkit.cli import main\n"
         f"main([{str(tests)!r}, '--workspace', {str(ws)!r}, "
         f"'--output', {str(tmp_path / 'r.json')!r}])\n"
-        "heavy = {'litellm', 'pydantic', 'yaml', 'PIL', 'openpyxl', 'rich'} & set(sys.modules)\n"
+        "heavy = {'litellm', 'httpx', 'pydantic', 'yaml', 'PIL', 'openpyxl', 'rich'} & set(sys.modules)\n"
         "assert not heavy, heavy\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)

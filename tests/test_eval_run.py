@@ -240,6 +240,9 @@ def test_eval_command_on_the_bundled_example(tmp_path: Path) -> None:
         "scored_cases": 3,
         "errored_cases": 0,
         "skipped_cases": 0,
+        "std_error": pytest.approx(1 / 3),
+        "ci95": pytest.approx([0.2077, 0.9385], abs=1e-4),  # Wilson, 2 of 3
+        "ci_method": "wilson",
     }
     assert summary["judges"]["shows_work"]["pass_rate"] is None
     assert summary["judges"]["shows_work"]["mean"] == 3.0

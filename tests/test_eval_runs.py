@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 import yaml
-
 from tests.conftest import write_tree
+
 from rewardkit.sources._cases import Layout, case_record
 
 SMOKE = {
@@ -165,6 +165,9 @@ def test_a_harness_run_scored_against_its_dataset(tmp_path: Path) -> None:
         "scored_cases": 2,
         "errored_cases": 0,
         "skipped_cases": 0,
+        "std_error": 0.5,
+        "ci95": pytest.approx([0.0945, 0.9055], abs=1e-4),  # Wilson, 1 of 2
+        "ci_method": "wilson",
     }
     assert summary["per_case"]["case-002"]["judges"]["file_created"]["value"] is False
     # website/reference/config/thresholds.md: min_mean on a boolean judge gates its pass rate

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from rewardkit.judges._usage import Usage
+    from rewardkit.models._usage import Usage
 
 __all__ = [
     "CapExceeded",

@@ -148,13 +148,14 @@ async def _run(
 def _clients(
     asks: list[tuple[int, EvalJudge, dict[str, Any]]], limit: int
 ) -> AbstractAsyncContextManager[Any]:
-    """The run's model client when it has LLM judges (LiteLLM loads only then)."""
+    """The run's model client when it has LLM judges (LiteLLM loads only for its models)."""
     if not any(judge.kind == "llm" for _, judge, _ in asks):
         return nullcontext()
-    from rewardkit.judges._litellm import start_loading
-    from rewardkit.judges._transport import ModelClient
+    from rewardkit.judges._eval_llm import judge_model
+    from rewardkit.models import ModelClient
+    from rewardkit.models._litellm import preload
 
-    start_loading()
+    preload([judge_model(judge) for _, judge, _ in asks if judge.kind == "llm"])
     client: AbstractAsyncContextManager[Any] = ModelClient(max_concurrent=limit)
     return client
 
@@ -200,9 +201,9 @@ def compare_runs(
     (`baseline/cases/<case>/`), each judged twice with positions swapped, the whole
     comparison `judge.samples` times (see `rewardkit.judges._pairwise`). A case the baseline
     lacks is an error verdict."""
-    from rewardkit.judges._litellm import start_loading
     from rewardkit.judges._pairwise import compare, stability, tally
-    from rewardkit.judges._transport import ModelClient
+    from rewardkit.models import ModelClient
+    from rewardkit.models._litellm import preload
 
     dirs, layout = run
     base_layout = replace(layout, run=baseline)
@@ -220,7 +221,7 @@ def compare_runs(
                 *(compare(client, model, prompt, cases, i) for i in samples)
             )
 
-    start_loading()
+    preload([model])
     run_dir = layout.run or (dirs[0].parent if dirs else Path("."))
     runs = [tally(verdicts, run_dir.name, baseline.name) for verdicts in asyncio.run(main())]
     if len(runs) > 1:

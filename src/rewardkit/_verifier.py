@@ -136,10 +136,12 @@ def verify(
         from rewardkit.judges._agent import check_shared_workspace
 
         check_shared_workspace(plans, max_concurrent_agent=limits.agent, yolo=yolo)
-    if any(leaf.kind == "llm" for plan in plans for leaf in plan.leaves()):
-        from rewardkit.judges._litellm import start_loading
+    llm = [leaf for plan in plans for leaf in plan.leaves() if leaf.kind == "llm"]
+    models = [leaf.judge.definition.judge for leaf in llm]
+    if models:
+        from rewardkit.models._litellm import preload
 
-        start_loading()  # LiteLLM's slow import overlaps the programmatic criteria
+        preload(models)  # a model sent through LiteLLM: its slow import overlaps the rest
     ran = iter(asyncio.run(execute_async(plans, Path(workspace), limits=limits, on_error=on_error)))
     verdicts = [
         _verdict(next(ran))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
 import rewardkit as rk
 
 SEEN: list[dict[str, Any]] = []
@@ -36,7 +38,7 @@ def test_trl_keyword_call_with_columns_and_internal_kwargs() -> None:
         trainer_state=object(),
     )
     assert rewards == [1.0, 0.0, None]
-    assert f.__name__ == "rewardkit"
+    assert f.__name__ == "exact"  # the config's name: the one function's
     assert SEEN[0]["messages"] == [
         {"role": "user", "content": "2+2?"},
         {"role": "assistant", "content": "4"},
@@ -79,4 +81,5 @@ def test_verl_compute_score() -> None:
     assert SEEN[0]["metadata"] == {"data_source": "gsm8k", "split": "train", "prompt": "2+2?"}
     assert SEEN[0]["messages"][0] == {"role": "user", "content": "2+2?"}
     assert compute_score(data_source="x", solution_str="5", ground_truth="4") == 0.0
-    assert compute_score("x", "4", "raise", None) == 0.0  # invalid → 0.0 (verl needs a float)
+    with pytest.warns(RuntimeWarning, match=r"invalid sample scored 0.0 for verl.*bad"):
+        assert compute_score("x", "4", "raise", None) == 0.0  # verl needs a float

@@ -17,8 +17,8 @@ import pytest
 
 import rewardkit as rk
 from rewardkit.batch import SampleResult, Scorer, _forked
+from rewardkit.batch._backends import score_sample
 from rewardkit.batch._forked import ForkedPool
-from rewardkit.batch._scorer import score_sample
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="worker processes are forked")
 
@@ -176,7 +176,10 @@ def test_what_a_killed_worker_started_is_ended_too(isolated: Scorer, tmp_path: P
 
 def _pool(size: int) -> ForkedPool:
     return ForkedPool(
-        partial(score_sample, rk.load([hostile]).backend), size=size, deadline=30, memory_mib=64
+        partial(score_sample, rk.load([hostile]).backend, on_error="fail"),
+        size=size,
+        deadline=30,
+        memory_mib=64,
     )
 
 

@@ -114,11 +114,12 @@ def test_a_process_returns_result_rows(
 ) -> None:
     tests, _ = job
     monkeypatch.setattr(_processes, "_scorer", Loader(str(tests), None, 2).load())
-    chunk = [(("a", 1), {"workspace": str(tmp_path / "yes")}), ((7, 2), {"typo": 1})]
+    chunk = [(("a", 1, "g"), {"workspace": str(tmp_path / "yes")}), ((7, 2, None), {"typo": 1})]
     rows = _processes._score(chunk)
     assert rows[0] == {
         "id": "a",
         "line": 1,
+        "group": "g",
         "reward": 0.5,
         "valid": True,
         "judges": rows[0]["judges"],

@@ -96,7 +96,10 @@ def test_a_worker_that_cannot_load_the_config_is_a_config_error(
 
 def test_chunk_scorer_returns_result_lines_as_dicts(job: tuple[Path, Path], tmp_path: Path) -> None:
     tests, _ = job
-    chunk = [(("a", 1), {"workspace": str(tmp_path / "yes good")}), ((7, 2), {"typo": 1})]
+    chunk = [
+        (("a", 1, None), {"workspace": str(tmp_path / "yes good")}),
+        ((7, 2, None), {"typo": 1}),
+    ]
     rows = ChunkScorer(Loader(str(tests), None, 2)).score(chunk)
     assert rows[0] == {
         "id": "a",

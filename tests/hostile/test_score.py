@@ -181,7 +181,7 @@ def test_hanging_exiting_and_memory_hungry_samples_cost_only_their_deadline(
     run = measure(
         _score(rollouts, config, out, "--workers", "2", "--deadline", "1", *flags), limit_s=60
     )
-    assert run.returncode == 0, run.stderr
+    assert run.returncode == 1, run.stderr  # some rollouts are invalid (each with its error)
     assert run.wall_s < 30
     assert run.peak_rss_mb < 400, run.peak_rss_mb  # the hog never got its 6 GiB
     rows = _rows(out)

@@ -1,6 +1,9 @@
-"""A real OpenAI chat-completions server on 127.0.0.1 for the LLM judge tests.
+"""A real chat server on 127.0.0.1 for the LLM judge tests, in either protocol.
 
-`ChatServer` answers `POST /v1/chat/completions` from a script of `Reply` values (one per
+`ChatServer()` speaks OpenAI's chat completions (`POST /v1/chat/completions`, key in
+`Authorization: Bearer`); `ChatServer(protocol="anthropic")` speaks Anthropic's Messages
+API (`POST /v1/messages`, key in `x-api-key`; a forced tool call is answered with a
+`tool_use` block whose input is the scripted JSON). Either answers from a script of `Reply` values (one per
 request, in arrival order; `then` answers once the script is used up), or from a
 `responder` function of the request body. It records every request body and the most
 requests it ever had in flight at once, so tests can check retries and limits from the
@@ -8,7 +11,7 @@ server's side of the wire.
 
     with ChatServer(latency=0.2) as server:
         server.script(error(429, retry_after=1), ok('{"score": 1}'))
-        ...  # point LiteLLM at server.url with model "openai/test-model"
+        ...  # point a client at server.url with model "openai/test-model"
         assert server.count == 2
 """
 
@@ -22,7 +25,24 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
-__all__ = ["KEY", "VALID", "ChatServer", "Reply", "drop", "error", "ok", "parse", "slow"]
+__all__ = [
+    "KEY",
+    "PROVIDERS",
+    "VALID",
+    "ChatServer",
+    "Protocol",
+    "Reply",
+    "drop",
+    "error",
+    "ok",
+    "parse",
+    "schema_of",
+    "slow",
+]
+
+Protocol = Literal["openai", "anthropic"]
+PROVIDERS = ("openai", "anthropic", "litellm")
+"""The ways the tests talk to a server: natively in either protocol, or through LiteLLM."""
 
 VALID = '{"score": "yes", "reasoning": "the file is there"}'
 KEY = "sk-test-0123456789abcdef"
@@ -73,6 +93,13 @@ def parse(text: str) -> str:
     return str(data["score"])
 
 
+def schema_of(body: dict[str, Any]) -> dict[str, Any]:
+    """The JSON schema a request asks for, in either protocol ({} when none)."""
+    if "response_format" in body:
+        return dict(body["response_format"]["json_schema"]["schema"])
+    return dict(body["tools"][0]["input_schema"]) if "tools" in body else {}
+
+
 def drop() -> Reply:
     """Close the connection without answering."""
     return Reply(action="drop")
@@ -95,10 +122,11 @@ class _State:
 
 
 class ChatServer:
-    """A scriptable chat-completions endpoint on an ephemeral port, served from a thread."""
+    """A scriptable chat endpoint on an ephemeral port, served from a thread."""
 
-    def __init__(self, *, latency: float = 0.0) -> None:
+    def __init__(self, *, latency: float = 0.0, protocol: Protocol = "openai") -> None:
         self.latency = latency
+        self.protocol = protocol
         self._state = _State()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -109,8 +137,9 @@ class ChatServer:
 
     @property
     def url(self) -> str:
-        """The `api_base` to give LiteLLM."""
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+        """The base URL to give a client (`.../v1` for OpenAI, the root for Anthropic)."""
+        root = f"http://127.0.0.1:{self._httpd.server_address[1]}"
+        return root if self.protocol == "anthropic" else f"{root}/v1"
 
     def script(self, *replies: Reply, then: Reply | None = None) -> None:
         """Answer the next requests with `replies`, then with `then` (default: valid JSON)."""
@@ -212,6 +241,35 @@ def _completion(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
     }
 
 
+def _message(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
+    """An Anthropic Messages answer: a forced tool call gets the JSON as its input."""
+    prompt, completion = reply.usage
+    block: dict[str, Any] = {"type": "text", "text": reply.content}
+    forced = (body.get("tool_choice") or {}).get("name")
+    if forced:
+        try:
+            data = json.loads(reply.content)
+        except json.JSONDecodeError:
+            data = None
+        if isinstance(data, dict):
+            block = {"type": "tool_use", "id": "toolu_test", "name": forced, "input": data}
+    return {
+        "id": "msg_test",
+        "type": "message",
+        "role": "assistant",
+        "model": body.get("model", "test-model"),
+        "content": [block],
+        "stop_reason": "tool_use" if block["type"] == "tool_use" else "end_turn",
+        "usage": {"input_tokens": prompt, "output_tokens": completion},
+    }
+
+
+def _anthropic_error(reply: Reply) -> dict[str, Any]:
+    kinds = {401: "authentication_error", 429: "rate_limit_error", 529: "overloaded_error"}
+    kind = kinds.get(reply.status, "api_error" if reply.status >= 500 else "invalid_request_error")
+    return {"type": "error", "error": {"type": kind, "message": reply.content}}
+
+
 def _error_body(reply: Reply) -> dict[str, Any]:
     kinds = {401: "invalid_request_error", 404: "invalid_request_error", 429: "rate_limit"}
     return {
@@ -233,8 +291,15 @@ def _handler_for(server: ChatServer) -> type[BaseHTTPRequestHandler]:
             body = json.loads(self.rfile.read(length) or b"{}")
             headers = {k.lower(): v for k, v in self.headers.items()}
             reply = server._enter(body, headers)
-            if headers.get("authorization") != f"Bearer {KEY}":
+            anthropic = server.protocol == "anthropic"
+            path = "/v1/messages" if anthropic else "/v1/chat/completions"
+            if anthropic:
+                given = headers.get("x-api-key", "")
+            else:
                 given = headers.get("authorization", "").removeprefix("Bearer ")
+            if self.path != path:
+                reply = error(404, f"no route {self.path} (this server speaks {path})")
+            elif given != KEY:
                 reply = error(401, f"Incorrect API key provided: {given}.")
             try:
                 server._wait(server.latency + reply.delay)
@@ -249,7 +314,10 @@ def _handler_for(server: ChatServer) -> type[BaseHTTPRequestHandler]:
                 server._leave()
 
         def _send(self, reply: Reply, body: dict[str, Any]) -> None:
-            payload = _completion(body, reply) if reply.status == 200 else _error_body(reply)
+            if server.protocol == "anthropic":
+                payload = _message(body, reply) if reply.status == 200 else _anthropic_error(reply)
+            else:
+                payload = _completion(body, reply) if reply.status == 200 else _error_body(reply)
             data = json.dumps(payload).encode()
             self.send_response(reply.status)
             self.send_header("Content-Type", "application/json")

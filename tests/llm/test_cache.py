@@ -1,4 +1,5 @@
-"""The opt-in reply cache: hits make no model call; entries hold no secrets; bad ones are ignored."""
+"""The opt-in reply cache (for each provider): hits make no model call; entries hold no
+secrets; bad ones are ignored."""
 
 from __future__ import annotations
 
@@ -8,15 +9,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from server import KEY, ChatServer, ok
+from server import KEY, PROVIDERS, ChatServer, ok
 
 from rewardkit._errors import JudgeBadReply
-from rewardkit.judges._cache import ReplyCache
-from rewardkit.judges._transport import CompletionRequest, ModelClient
-from rewardkit.judges._usage import Usage
+from rewardkit.models import CompletionRequest, ModelClient, Usage
+from rewardkit.models._cache import ReplyCache
 
 Drive = Callable[..., Any]
 Make = Callable[..., CompletionRequest]
+
+
+@pytest.fixture(params=PROVIDERS)
+def provider(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
 
 
 def score(text: str) -> Any:
@@ -48,7 +53,7 @@ def test_every_input_is_part_of_the_key(
     complete(drive, request_for(), tmp_path)
     variants = [
         request_for("Is the other file there?"),
-        request_for(model="openai/other-model"),
+        request_for(model=request_for().model + "-other"),
         request_for(schema={"type": "object"}),
         request_for(params={"temperature": 0.5}),
         request_for(sample=1),
@@ -73,7 +78,7 @@ def test_entries_hold_no_key_and_no_prompt(
     assert KEY not in text
     assert "SECRET-PROMPT-TEXT" not in text
     data = json.loads(text)
-    assert data["model"] == "openai/test-model"
+    assert data["model"] == request.model
     assert data["usage"]["input_tokens"] == 12
     assert [p.name for p in tmp_path.rglob("*") if p.is_file()] == [entry.name]  # no temp left
 

@@ -1,4 +1,5 @@
-"""eval.yaml LLM judges on the shared transport, against the local chat server."""
+"""eval.yaml LLM judges on the shared transport, against the local chat server (for each
+provider: the same verdicts natively and through LiteLLM)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from server import KEY, ChatServer, Reply, ok
+from server import KEY, PROVIDERS, ChatServer, Reply, ok, schema_of
 
 from rewardkit._evaluate import score_cases
 from rewardkit.judges._eval_llm import (
@@ -41,12 +42,18 @@ reward:
 """
 
 
+@pytest.fixture(params=PROVIDERS)
+def provider(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
 @pytest.fixture
 def suite(
     tmp_path: Path, server: ChatServer, monkeypatch: pytest.MonkeyPatch, structured: str
 ) -> Path:
     monkeypatch.setenv("REWARDKIT_API_BASE", server.url)
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
     (tmp_path / "eval.yaml").write_text(EVAL.replace("MODEL", structured))
     case = tmp_path / "cases" / "c1"
     case.mkdir(parents=True)
@@ -58,7 +65,7 @@ def suite(
 
 def by_schema(numeric: Any, boolean: Any) -> Any:
     def respond(body: dict[str, Any]) -> Reply:
-        kind = body["response_format"]["json_schema"]["schema"]["properties"]["score"]["type"]
+        kind = schema_of(body)["properties"]["score"]["type"]
         value = numeric() if kind == "number" else boolean()
         return ok(json.dumps({"score": value, "rationale": "because"}))
 
@@ -139,7 +146,7 @@ def test_the_submission_is_capped_with_a_note(
         (case / f"part{i:02}.txt").write_text(f"{i}" * (MAX_FILE_CHARS + 10))
     server.respond_with(by_schema(lambda: 4, lambda: True))
     run(suite)
-    user = server.requests[0]["messages"][1]["content"]
+    user = server.requests[0]["messages"][-1]["content"]
     text = "".join(block["text"] for block in user if block["type"] == "text")
     assert f"[... cut: each file is capped at {MAX_FILE_CHARS:,} characters]" in text
     assert "more part(s) not shown: the submission is capped at 200,000 characters]" in text

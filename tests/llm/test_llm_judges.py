@@ -1,4 +1,5 @@
-"""Judge TOMLs end to end: `rewardkit` → prompts → the local chat server → reward.json."""
+"""Judge TOMLs end to end: `rewardkit` → prompts → the local chat server → reward.json,
+with the same verdicts for every provider (native OpenAI, native Anthropic, LiteLLM)."""
 
 from __future__ import annotations
 
@@ -8,14 +9,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from server import KEY, ChatServer, Reply, error, ok
+from server import KEY, PROVIDERS, ChatServer, Reply, error, ok, schema_of
 
 import rewardkit as rk
 
 
+@pytest.fixture(params=PROVIDERS)
+def provider(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
 def answer_all(body: dict[str, Any]) -> Reply:
     """Answer every criterion the request's schema asks for with a top score."""
-    schema = body["response_format"]["json_schema"]["schema"] if "response_format" in body else {}
+    schema = schema_of(body)
     props = schema.get("properties", {})
     if set(props) == {"score", "reasoning"}:  # one criterion: the flat answer
         return ok(json.dumps({"score": "yes", "reasoning": "fine"}))
@@ -23,9 +29,15 @@ def answer_all(body: dict[str, Any]) -> Reply:
 
 
 @pytest.fixture
-def task(tmp_path: Path, server: ChatServer, monkeypatch: pytest.MonkeyPatch, structured: str):
+def task(
+    tmp_path: Path,
+    server: ChatServer,
+    monkeypatch: pytest.MonkeyPatch,
+    structured: str,
+    provider: str,
+):
     monkeypatch.setenv("REWARDKIT_API_BASE", server.url)
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.setenv("ANTHROPIC_API_KEY" if provider == "anthropic" else "OPENAI_API_KEY", KEY)
 
     def make(judge_toml: str) -> tuple[Path, Path]:
         tests, ws = tmp_path / "tests", tmp_path / "ws"
@@ -129,15 +141,16 @@ def test_the_cache_makes_an_unchanged_rerun_free(task, server: ChatServer, tmp_p
 
 
 def test_a_missing_api_key_is_named_before_any_call(
-    task, server: ChatServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    task, server: ChatServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, provider: str
 ) -> None:
     tests, ws = task(BATCHED)
-    monkeypatch.delenv("OPENAI_API_KEY")
+    variable = "ANTHROPIC_API_KEY" if provider == "anthropic" else "OPENAI_API_KEY"
+    monkeypatch.delenv(variable)
     rewards, details = run(tests, ws, tmp_path)
     assert rewards == {"reward": 0.5}
     quality = next(c["detail"] for c in details["reward"]["components"] if c["name"] == "quality")
     assert "quality.toml: model" in quality["criteria"][0]["error"]
-    assert "needs OPENAI_API_KEY" in quality["criteria"][0]["error"]
+    assert f"needs {variable}" in quality["criteria"][0]["error"]
     assert server.count == 0
 
 
@@ -171,7 +184,7 @@ def test_a_trajectory_is_rendered_inside_the_submission(
     server.respond_with(answer_all)
     rewards, _ = run(tests, ws, tmp_path)
     assert rewards == {"reward": 1.0}
-    texts = [b["text"] for b in server.requests[0]["messages"][1]["content"]]
+    texts = [b["text"] for b in server.requests[0]["messages"][-1]["content"]]
     inner = texts[texts.index("<submission>") + 1 : texts.index("</submission>")]
     rendered = "\n".join(inner)
     assert "hello" in rendered  # the files first

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from server import KEY, ChatServer, Reply, ok
+from server import KEY, PROVIDERS, ChatServer, Reply, ok
 
 from rewardkit.cli.eval import main
 
@@ -51,9 +51,14 @@ def project(root: Path, model: str) -> Path:
 
 def prefer_better(body: dict[str, Any]) -> Reply:
     """Prefer the output that says BETTER; with neither, always the first (position bias)."""
-    blocks = body["messages"][1]["content"]
+    blocks = body["messages"][-1]["content"]
     preferred = "B" if "BETTER" in blocks[7]["text"] else "A"  # blocks[3] is output A
     return ok(json.dumps({"preferred": preferred, "reasoning": f"chose {preferred}"}))
+
+
+@pytest.fixture(params=PROVIDERS)
+def provider(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
 
 
 @pytest.fixture
@@ -62,6 +67,7 @@ def essays(
 ) -> Path:
     monkeypatch.setenv("REWARDKIT_API_BASE", server.url)
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
     monkeypatch.chdir(project(tmp_path, structured))
     return tmp_path
 

@@ -1,7 +1,8 @@
-"""`ModelClient` against a real chat-completions server: replies, retries, what is sent.
+"""`ModelClient` against a real chat server: replies, retries, what is sent.
 
-Every case checks what the caller got and what the server saw (how many requests, their
-bodies and headers), so retry counts are the server's, not the client's.
+Every case runs for each provider (native OpenAI, native Anthropic, LiteLLM) unless it is
+about one protocol's body, and checks what the caller got and what the server saw (how
+many requests, their bodies and headers), so retry counts are the server's, not the client's.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from server import KEY, VALID, ChatServer, drop, error, ok, parse, slow
+from server import KEY, PROVIDERS, VALID, ChatServer, drop, error, ok, parse, slow
 
 from rewardkit._errors import (
     JudgeAuthError,
@@ -23,8 +24,7 @@ from rewardkit._errors import (
     JudgeTimeout,
     JudgeUnavailable,
 )
-from rewardkit.judges._retry import RetryPolicy
-from rewardkit.judges._transport import CompletionRequest
+from rewardkit.models import CompletionRequest, RetryPolicy
 
 Drive = Callable[..., Any]
 Make = Callable[..., CompletionRequest]
@@ -37,6 +37,15 @@ SCHEMA = {
     "required": ["score", "reasoning"],
     "additionalProperties": False,
 }
+KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+KEY_ENV["litellm"] = KEY_ENV["openai"]
+CHAT = ["openai", "litellm"]
+"""The providers that speak chat completions (their bodies have `response_format`)."""
+
+
+@pytest.fixture(params=PROVIDERS)
+def provider(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
 
 
 def one(drive: Drive, request: CompletionRequest, **client: Any) -> Any:
@@ -68,7 +77,7 @@ def test_valid_json_reply(drive: Drive, server: ChatServer, request_for: Make) -
     assert result.duration_ms > 0
     (body,) = server.requests
     assert body["model"] == "test-model"
-    assert body["messages"][1] == {"role": "user", "content": "Is the file there?"}
+    assert body["messages"][-1] == {"role": "user", "content": "Is the file there?"}
 
 
 def test_fenced_json_reply(drive: Drive, server: ChatServer, request_for: Make) -> None:
@@ -200,7 +209,7 @@ def test_one_timeout_then_a_reply(drive: Drive, server: ChatServer, request_for:
 
 
 def test_a_wrong_key_is_an_auth_error_without_retry(
-    drive: Drive, server: ChatServer, request_for: Make
+    drive: Drive, server: ChatServer, request_for: Make, provider: str
 ) -> None:
     wrong = "sk-wrong-key-9876543210"
     error_ = fails(drive, request_for(api_key=wrong))
@@ -211,7 +220,7 @@ def test_a_wrong_key_is_an_auth_error_without_retry(
     assert wrong not in str(error_)
     assert wrong not in repr(error_.args)
     assert "Incorrect API key provided: ***" in str(error_)
-    assert "Check OPENAI_API_KEY" in str(error_)
+    assert f"Check {KEY_ENV[provider]}" in str(error_)
     assert error_.__cause__ is None  # the provider's exception (with its text) is not kept
 
 
@@ -229,6 +238,7 @@ def test_bad_requests_are_not_retried(
 # -- what is sent ----------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("provider", CHAT)
 def test_reasoning_effort_and_schema_are_not_sent_to_a_model_without_them(
     drive: Drive, server: ChatServer, request_for: Make
 ) -> None:
@@ -241,6 +251,7 @@ def test_reasoning_effort_and_schema_are_not_sent_to_a_model_without_them(
     assert result.dropped == ("response_format", "reasoning_effort")
 
 
+@pytest.mark.parametrize("provider", CHAT)
 def test_gpt_4o_gets_a_schema_but_no_reasoning_effort(
     drive: Drive, server: ChatServer, request_for: Make
 ) -> None:
@@ -250,8 +261,9 @@ def test_gpt_4o_gets_a_schema_but_no_reasoning_effort(
     assert body["response_format"]["json_schema"]["schema"] == SCHEMA
 
 
+@pytest.mark.parametrize("provider", CHAT)
 def test_a_model_that_supports_them_gets_both(
-    drive: Drive, server: ChatServer, request_for: Make, structured: str
+    drive: Drive, server: ChatServer, request_for: Make, structured: str, provider: str
 ) -> None:
     request = request_for(model=structured, reasoning_effort="low", schema=SCHEMA)
     result, _ = one(drive, request, max_concurrent=1)
@@ -262,7 +274,8 @@ def test_a_model_that_supports_them_gets_both(
         "json_schema": {"name": "judge_response", "schema": SCHEMA, "strict": True},
     }
     assert result.dropped == ()
-    assert result.usage.cost_usd == pytest.approx(12 * 1e-6 + 5 * 2e-6)
+    if provider == "litellm":  # LiteLLM prices the call; a native call has no price map
+        assert result.usage.cost_usd == pytest.approx(12 * 1e-6 + 5 * 2e-6)
 
 
 def test_unsupported_extra_parameters_are_dropped(
@@ -283,10 +296,14 @@ def test_no_sdk_retries_behind_our_back(
     assert server.count == 1
 
 
-def test_the_key_travels_only_in_the_authorization_header(
-    drive: Drive, server: ChatServer, request_for: Make
+def test_the_key_travels_only_in_its_header(
+    drive: Drive, server: ChatServer, request_for: Make, provider: str
 ) -> None:
     one(drive, request_for())
     (headers,) = server.request_headers
-    assert headers["authorization"] == f"Bearer {KEY}"
+    if provider == "anthropic":
+        assert headers["x-api-key"] == KEY
+        assert "authorization" not in headers
+    else:
+        assert headers["authorization"] == f"Bearer {KEY}"
     assert KEY not in json.dumps(server.requests)

@@ -8,7 +8,6 @@ import gc
 import subprocess
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,10 +21,8 @@ from rewardkit._errors import (
     JudgeTimeout,
     JudgeUnavailable,
 )
-from rewardkit.judges import _litellm
-from rewardkit.judges._retry import RetryPolicy, classify, judge_error, redact, retry_after
-from rewardkit.judges._transport import CompletionRequest, ModelClient
-from rewardkit.judges._usage import Usage
+from rewardkit.models import CompletionRequest, ModelClient, Usage, _litellm, needs_litellm
+from rewardkit.models._retry import RetryPolicy, classify, judge_error, redact, retry_after
 
 HI = [{"role": "user", "content": "hi"}]
 
@@ -210,12 +207,15 @@ def test_a_missing_module_names_the_extra() -> None:
     assert not loader.loaded()
 
 
-def test_require_litellm_names_the_judge_file(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_litellm, "litellm_available", lambda: False)
-    with pytest.raises(ConfigError) as info:
-        _litellm.require_litellm(Path("tests/quality/judge.toml"))
-    assert str(info.value).startswith("tests/quality/judge.toml: LLM judges need LiteLLM")
-    assert "pip install 'rewardkit[llm]'" in str(info.value)
+def test_a_provider_without_litellm_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "litellm", None)  # as if it were not installed
+    problem = needs_litellm("gemini/gemini-2.5-pro")
+    assert problem is not None
+    assert "provider 'gemini' is sent through LiteLLM, which is not installed" in str(problem)
+    assert "pip install 'rewardkit[llm]'" in str(problem)
+    assert needs_litellm("openai/gpt-5") is None
+    assert needs_litellm("anthropic/claude-sonnet-4-5") is None
+    assert needs_litellm("gemini/gemini-2.5-pro", "http://127.0.0.1:1/v1") is None
 
 
 def test_a_cancelled_waiter_does_not_cancel_the_import() -> None:
@@ -238,8 +238,7 @@ def run_python(code: str) -> subprocess.CompletedProcess[str]:
 
 def test_importing_the_transport_does_not_import_litellm() -> None:
     done = run_python(
-        "import sys; import rewardkit.judges._transport, rewardkit._errors; "
-        "print('litellm' in sys.modules)"
+        "import sys; import rewardkit.models, rewardkit._errors; print('litellm' in sys.modules)"
     )
     assert done.stdout.strip() == "False", done.stderr
 
@@ -247,9 +246,9 @@ def test_importing_the_transport_does_not_import_litellm() -> None:
 def test_without_litellm_a_call_fails_with_the_install_line() -> None:
     done = run_python(
         "import sys, asyncio; sys.modules['litellm'] = None\n"
-        "from rewardkit.judges._transport import CompletionRequest, ModelClient\n"
+        "from rewardkit.models import CompletionRequest, ModelClient\n"
         "from rewardkit._errors import ConfigError\n"
-        "r = CompletionRequest(model='openai/m', messages=[{'role': 'user', 'content': 'x'}])\n"
+        "r = CompletionRequest(model='gemini/m', messages=[{'role': 'user', 'content': 'x'}])\n"
         "try:\n"
         "    asyncio.run(ModelClient().complete(r))\n"
         "except ConfigError as e:\n"
@@ -261,7 +260,7 @@ def test_without_litellm_a_call_fails_with_the_install_line() -> None:
 def test_exit_now_flushes_and_skips_finalization() -> None:
     done = run_python(
         "import atexit, sys\n"
-        "from rewardkit.judges._litellm import exit_now\n"
+        "from rewardkit.models._litellm import exit_now\n"
         "atexit.register(lambda: print('atexit ran'))\n"
         "sys.stdout.write('written')\n"
         "exit_now(3)\n"

@@ -1,7 +1,8 @@
 """The three kinds of reward a `Scorer` runs: reward functions, an eval.yaml, a tests dir.
 
 Each backend is built once (all config validation happens then) and scores one `Sample`
-synchronously on a worker thread; it raises `SampleError` when the sample lacks what it needs.
+synchronously on a worker thread under an error policy (see `_compose`); it raises
+`SampleError` when the sample lacks what it needs.
 """
 
 from __future__ import annotations
@@ -9,24 +10,33 @@ from __future__ import annotations
 import asyncio
 import inspect
 import time
+import warnings
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rewardkit._errors import ConfigError
-from rewardkit._outcome import Outcome
-from rewardkit.batch._sample import Sample, SampleError
+from rewardkit._outcome import ErrorPolicy, Outcome
+from rewardkit.batch._compose import Scored, compose_sample
+from rewardkit.batch._result import SampleResult
+from rewardkit.batch._sample import Sample, SampleError, as_sample
 
 if TYPE_CHECKING:
     from rewardkit._plan import Plan
     from rewardkit.compose import JudgeInfo, RewardBlock
     from rewardkit.sources.eval_yaml import EvalSuite
 
-__all__ = ["Backend", "EvalBackend", "FunctionsBackend", "Scored", "TestsDirBackend"]
+__all__ = [
+    "Backend",
+    "EvalBackend",
+    "FunctionsBackend",
+    "TestsDirBackend",
+    "load_backend",
+    "score_sample",
+    "suite_traps",
+]
 
-Scored = tuple[float, tuple[Outcome, ...], dict[str, float]]
-"""The reward, every outcome, and every reward key."""
 _PASSED = ("ground_truth", "metadata", "trajectory", "workspace")
 
 
@@ -56,17 +66,12 @@ class FunctionsBackend:
         entries = tuple((name, fn, _accepted(fn)) for name, fn in functions.items())
         return cls(functions=entries, block=block, info=info)
 
-    def score(self, sample: Sample) -> Scored:
-        from rewardkit._evaluate import judge_value
-        from rewardkit.compose import compose_reward
-
+    def score(self, sample: Sample, on_error: ErrorPolicy) -> Scored:
         messages = sample.chat()
         outcomes = tuple(
             self._call(name, fn, ok, messages, sample) for name, fn, ok in self.functions
         )
-        values = {o.name: judge_value(o) for o in outcomes}
-        reward = compose_reward(values, self.block, self.info)
-        return reward, outcomes, {"reward": reward}
+        return compose_sample(outcomes, self.block, self.info, on_error)
 
     @staticmethod
     def _call(
@@ -107,12 +112,45 @@ class EvalBackend:
     """An eval.yaml suite: each sample becomes one case record."""
 
     suite: EvalSuite
+    warned: set[str] = field(default_factory=set, compare=False, repr=False)
+    """Judges already warned about a value below their [1, 5] default range."""
 
-    def score(self, sample: Sample) -> Scored:
+    def score(self, sample: Sample, on_error: ErrorPolicy) -> Scored:
         from rewardkit._evaluate import score_records
 
-        (result,) = score_records(self.suite, [("sample", self.record(sample))], max_concurrent=1)
-        return result.reward, result.outcomes, {"reward": result.reward}
+        # The judges run as in `rewardkit eval`; the reward is composed here, under the policy.
+        judging = replace(self.suite, reward=None)
+        (result,) = score_records(judging, [("sample", self.record(sample))], max_concurrent=1)
+        self._check_ranges(result.outcomes)
+        return compose_sample(result.outcomes, self.suite.reward, self.suite.judge_info, on_error)
+
+    def _check_ranges(self, outcomes: tuple[Outcome, ...]) -> None:
+        """Warn, once per judge, when a code judge's number falls below the [1, 5] default.
+
+        Whether a code or `check` judge returns numbers shows only when it runs; a 0-1 score
+        read on [1, 5] is 0.0 whatever it was.
+        """
+        block = self.suite.reward
+        for outcome, judge in zip(outcomes, self.suite.judges, strict=True):
+            number = outcome.raw
+            if (
+                judge.score_range is None
+                and judge.kind in ("code", "check")
+                and isinstance(number, int | float)
+                and not isinstance(number, bool)
+                and number < 1
+                and judge.name not in self.warned
+                and _on_default_range(judge.name, block)
+            ):
+                self.warned.add(judge.name)
+                warnings.warn(
+                    f"{self.suite.path}: judge {judge.name!r} returned {number!r} and has no "
+                    "score_range, so it is scored on the unchecked [1, 5] default (as 0.0). "
+                    "Declare score_range: [lo, hi] (e.g. [0, 1]), or return True/False for "
+                    "pass/fail.",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
 
     @staticmethod
     def record(sample: Sample) -> dict[str, Any]:
@@ -157,7 +195,7 @@ class TestsDirBackend:
 
     plan: Plan
 
-    def score(self, sample: Sample) -> Scored:
+    def score(self, sample: Sample, on_error: ErrorPolicy) -> Scored:
         from rewardkit.engine import execute_async
         from rewardkit.engine._fold import _outcomes
 
@@ -168,14 +206,40 @@ class TestsDirBackend:
             )
         if not sample.workspace.is_dir():
             raise SampleError(f"sample field 'workspace' is not a directory: {sample.workspace}")
-        (result,) = asyncio.run(execute_async([self.plan], sample.workspace))
+        policy: ErrorPolicy = "zero" if on_error == "fail" else on_error
+        (result,) = asyncio.run(execute_async([self.plan], sample.workspace, on_error=policy))
         rewards = dict(result.rewards)
         reward = rewards.get("reward", sum(rewards.values()) / max(len(rewards), 1))
         outcomes = tuple(o for _, node in result.dimensions for o in _outcomes(node))
-        return reward, outcomes, rewards
+        failed = [o for o in outcomes if o.failed]
+        if failed and on_error == "fail":
+            error = "; ".join(o.error or f"{o.name}: {o.status}" for o in failed)
+            return Scored(None, outcomes, rewards, error)
+        return Scored(reward, outcomes, rewards)
 
 
 Backend = FunctionsBackend | EvalBackend | TestsDirBackend
+
+
+def score_sample(
+    backend: Backend, data: Sample | Mapping[str, Any], *, on_error: ErrorPolicy
+) -> SampleResult:
+    """Score one sample with `backend`; a failure is an invalid result, never an exception."""
+    start = time.perf_counter()
+    try:
+        scored = backend.score(as_sample(data), on_error)
+    except (Exception, SystemExit) as exc:  # a failing sample is a result, not a crash
+        kind = "" if isinstance(exc, SampleError | ConfigError) else f"{type(exc).__name__}: "
+        return SampleResult(
+            reward=None, error=f"{kind}{exc}", duration_s=time.perf_counter() - start
+        )
+    return SampleResult(
+        reward=scored.reward,
+        outcomes=scored.outcomes,
+        rewards=scored.rewards,
+        error=scored.error,
+        duration_s=time.perf_counter() - start,
+    )
 
 
 def load_backend(source: object, reward: object | None) -> Backend:
@@ -221,7 +285,27 @@ def load_backend(source: object, reward: object | None) -> Backend:
 def _eval(path: Path) -> EvalBackend:
     from rewardkit.sources.eval_yaml import load_suite
 
-    return EvalBackend(suite=load_suite(path))
+    suite = load_suite(path)
+    for trap in suite_traps(suite):
+        warnings.warn(trap, stacklevel=4)
+    return EvalBackend(suite=suite)
+
+
+def _on_default_range(name: str, block: RewardBlock | None) -> bool:
+    if block is None:
+        return True
+    clamped = name in block.raw or (name == block.judge and not block.normalize)
+    return block.score_range is None and not clamped
+
+
+def suite_traps(suite: EvalSuite) -> list[str]:
+    """The silent-zero traps of an eval.yaml's `reward:` block, each naming the file."""
+    from rewardkit.compose._traps import silent_zeros
+
+    verdicts = {j.name for j in suite.judges if j.kind == "builtin" or j.feedback_type == "bool"}
+    conditions = {j.name: j.condition.source for j in suite.judges if j.condition is not None}
+    traps = silent_zeros(suite.reward, verdicts=verdicts, conditions=conditions)
+    return [f"{suite.path}: {trap}" for trap in traps]
 
 
 def _accepted(fn: Callable[..., Any]) -> frozenset[str]:

@@ -1,6 +1,6 @@
 """Chunks of rollouts for the out-of-process backends (`--backend ray`, `--backend process`).
 
-A worker loads the config once (`Loader`), then scores one chunk of `((id, line), sample)`
+A worker loads the config once (`Loader`), then scores one chunk of `(key, sample)`
 items per call and returns the result rows as plain dicts, cheap to pickle back to the driver.
 """
 
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
-from rewardkit.batch._runner import Items, Row, result_row
+from rewardkit.batch._runner import Items, Key, Row, result_row
 from rewardkit.batch._scorer import MEMORY_MIB
 
 if TYPE_CHECKING:
@@ -21,7 +21,7 @@ __all__ = ["CHUNK_SIZE", "Chunk", "Loader", "chunks", "score_chunk"]
 
 CHUNK_SIZE = 16
 """Samples sent to a worker at once: few round trips, yet an even spread over the workers."""
-Chunk = list[tuple[tuple[Any, int], dict[str, Any]]]
+Chunk = list[tuple[Key, dict[str, Any]]]
 
 
 @dataclass(frozen=True)
@@ -53,4 +53,4 @@ def chunks(items: Items, size: int) -> Iterator[Chunk]:
 def score_chunk(scorer: Scorer, chunk: Chunk) -> list[Row]:
     """The result rows of `chunk`, scored `scorer.max_concurrent` at once."""
     results = scorer.score_batch(sample for _, sample in chunk)
-    return [result_row(i, line, r) for ((i, line), _), r in zip(chunk, results, strict=True)]
+    return [result_row(*key, r) for (key, _), r in zip(chunk, results, strict=True)]

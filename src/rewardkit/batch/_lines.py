@@ -12,7 +12,15 @@ from typing import IO, Any
 
 from rewardkit._untrusted import MAX_VALUES, CapExceeded, loads_json
 
-__all__ = ["MAX_ID_CHARS", "MAX_LINE_MIB", "LineError", "SampleId", "parse_line", "read_lines"]
+__all__ = [
+    "MAX_ID_CHARS",
+    "MAX_LINE_MIB",
+    "LineError",
+    "SampleId",
+    "parse_line",
+    "read_lines",
+    "take_group",
+]
 
 MAX_LINE_MIB = 64
 """The default cap on one rollout line (`--max-line-mib`)."""
@@ -71,6 +79,23 @@ def parse_line(raw: bytes | None, number: int, cap: int) -> tuple[SampleId, dict
         got = f"{len(sample_id):,}"
         raise LineError(f"'id' must be at most {MAX_ID_CHARS:,} characters (got {got})")
     return sample_id, data
+
+
+def take_group(data: dict[str, Any]) -> SampleId | None:
+    """Remove and return the line's `group` (e.g. a GRPO prompt id), checked like an `id`.
+
+    Raises:
+        LineError: the group is not a string or an integer, or is too long.
+    """
+    group = data.pop("group", None)
+    if group is None:
+        return None
+    if not isinstance(group, str | int) or isinstance(group, bool):
+        raise LineError(f"'group' must be a string or an integer (got {_short(group)})")
+    if isinstance(group, str) and len(group) > MAX_ID_CHARS:
+        got = f"{len(group):,}"
+        raise LineError(f"'group' must be at most {MAX_ID_CHARS:,} characters (got {got})")
+    return group
 
 
 def _short(value: object) -> str:

@@ -1,4 +1,5 @@
-"""`rewardkit score --backend process`: the JSONL runner with samples scored in processes.
+"""Samples scored in spawned processes: `rewardkit score --backend process`, and
+`Scorer.score_batch(processes=N)` (`SamplePool`).
 
 For CPU-bound programmatic rewards, which threads cannot speed up (they share the GIL). As
 with Ray, the driver keeps resume, line checks, reports and the progress bar through
@@ -6,22 +7,27 @@ with Ray, the driver keeps resume, line checks, reports and the progress bar thr
 once and score chunks of samples, returning the result rows as plain dicts. At most two
 chunks per process are in flight, so a long input is never held in memory. The processes die
 with the driver, even on SIGKILL, and end what they started first (see `_lifeline`).
+`SamplePool` starts its processes the same way, from the scorer's `Recipe`, and returns
+whole `SampleResult`s in input order.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import pickle
 import signal
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
 from itertools import chain
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn, Protocol
 
 from rewardkit._errors import ConfigError
 from rewardkit.batch._chunks import CHUNK_SIZE, Chunk, Loader, chunks, score_chunk
+from rewardkit.batch._result import SampleResult
 from rewardkit.batch._runner import (
     MAX_LINE_BYTES,
     BadLine,
@@ -31,13 +37,112 @@ from rewardkit.batch._runner import (
     RunCounts,
     run_jsonl,
 )
-from rewardkit.batch._scorer import MEMORY_MIB, Scorer
+from rewardkit.batch._scorer import MEMORY_MIB, Recipe, Scorer
 from rewardkit.engine._lifeline import adopt_orphans, die_with_parent, end_children, watch_parent
 
-__all__ = ["score_jsonl_processes"]
+__all__ = ["SamplePool", "score_jsonl_processes"]
 
 _scorer: Scorer | None = None
 """This worker process's scorer, set once by `_load_once`."""
+_SPAWN = multiprocessing.get_context("spawn")
+_MAX_CHUNK = 256
+_LOST = (
+    "a scoring process could not load the reward, or died while scoring (the reward ended "
+    "its process, or ran out of memory); load with a deadline= to keep such samples apart"
+)
+
+
+class _Loads(Protocol):
+    def load(self) -> Scorer: ...
+
+
+class SamplePool:
+    """`size` spawned processes scoring samples with the scorer of `recipe`.
+
+    Raises:
+        ConfigError: the recipe cannot be pickled (a reward function that is not at a module's
+            top level, without `cloudpickle` installed).
+    """
+
+    def __init__(self, recipe: Recipe, size: int) -> None:
+        self.size = size
+        self.broken = False
+        loader = _Pickled(_dumps(recipe))
+        self._pool = ProcessPoolExecutor(
+            size, mp_context=_SPAWN, initializer=_load_once, initargs=(loader, os.getpid())
+        )
+
+    def score(self, samples: Sequence[Any]) -> list[SampleResult]:
+        """Every sample's result, in input order; samples are sent in chunks, a few per process.
+
+        A process that dies (a reward ending its process, without a deadline) or cannot load
+        the reward makes its chunk's samples invalid, saying so; the pool then starts anew.
+        """
+        step = max(1, min(_MAX_CHUNK, -(-len(samples) // (4 * self.size))))
+        parts = [list(samples[i : i + step]) for i in range(0, len(samples), step)]
+        futures = [self._submit(part) for part in parts]
+        results: list[SampleResult] = []
+        for part, future in zip(parts, futures, strict=True):
+            results.extend(self._collect(len(part), future))
+        return results
+
+    def _submit(self, part: list[Any]) -> Future[list[SampleResult]] | None:
+        try:
+            return self._pool.submit(_score_samples, part)
+        except BrokenProcessPool:
+            return None
+
+    def _collect(self, n: int, future: Future[list[SampleResult]] | None) -> list[SampleResult]:
+        try:
+            if future is not None:
+                return future.result()
+            error = _LOST
+        except BrokenProcessPool:
+            error = _LOST
+        except (pickle.PicklingError, TypeError, AttributeError) as exc:
+            return _invalid(n, f"a sample cannot be sent to a scoring process ({exc})")
+        self.broken = True
+        return _invalid(n, error)
+
+    def close(self) -> None:
+        """Stop the processes."""
+        self._pool.shutdown(cancel_futures=True)
+
+
+@dataclass(frozen=True)
+class _Pickled:
+    """A recipe as bytes (pickled, else cloudpickled), loaded in the process that gets it."""
+
+    frame: bytes
+
+    def load(self) -> Scorer:
+        recipe: Recipe = pickle.loads(self.frame)
+        return recipe.build()
+
+
+def _dumps(recipe: Recipe) -> bytes:
+    try:
+        return pickle.dumps(recipe)
+    except (pickle.PicklingError, AttributeError, TypeError) as exc:
+        problem = exc
+    try:
+        import cloudpickle  # type: ignore[import-untyped]
+    except ImportError:
+        raise ConfigError(
+            f"the reward cannot be sent to a scoring process ({problem}); define each reward "
+            "function at the top level of an importable module, or `pip install cloudpickle`"
+        ) from None
+    frame: bytes = cloudpickle.dumps(recipe)
+    return frame
+
+
+def _invalid(n: int, error: str) -> list[SampleResult]:
+    return [SampleResult(reward=None, error=error) for _ in range(n)]
+
+
+def _score_samples(samples: list[Any]) -> list[SampleResult]:
+    assert _scorer is not None, "the pool's initializer loads the scorer"
+    return _scorer.score_batch(samples)
 
 
 def score_jsonl_processes(
@@ -53,6 +158,7 @@ def score_jsonl_processes(
     on_bad_line: BadLine,
     on_result: Emit | None = None,
     max_line_bytes: int = MAX_LINE_BYTES,
+    retry_invalid: bool = False,
 ) -> RunCounts:
     """`score_jsonl` on `workers` local processes, each scoring `max_concurrent` at once.
 
@@ -90,6 +196,7 @@ def score_jsonl_processes(
             on_bad_line=on_bad_line,
             on_result=on_result,
             max_line_bytes=max_line_bytes,
+            retry_invalid=retry_invalid,
         )
     except BrokenProcessPool as exc:
         raise ConfigError(
@@ -99,7 +206,7 @@ def score_jsonl_processes(
         ) from exc
 
 
-def _load_once(loader: Loader, driver: int) -> None:
+def _load_once(loader: _Loads, driver: int) -> None:
     """A worker's initializer: load the scorer once; die with the driver, and end what the
     worker started (a judge's own worker process, a command) with it."""
     global _scorer

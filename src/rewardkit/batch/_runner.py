@@ -1,17 +1,20 @@
 """The JSONL runner behind `rewardkit score`: rollouts in, one result line per rollout out.
 
 Each rollout line is a JSON object of sample fields plus an optional `id` (default: its line
-number); ids must be unique, which is checked before anything is scored. Each result line is
-`{"id", "line", "reward", "valid", "judges", "error"?}`, written and flushed as soon as its
-sample finishes, so a killed run resumes where it stopped: rollouts whose `id` is already in
-the results file are skipped. A line that cannot be a sample (see `_lines`) is reported and
-written as an invalid result with its line number as id; the rest are scored.
+number) and `group` (e.g. the GRPO prompt id, copied to its result); ids must be unique,
+which is checked before anything is scored. Each result line is `{"id", "line", "group"?,
+"reward", "valid", "judges", "error"?}`, written and flushed as soon as its sample finishes,
+so a killed run resumes where it stopped: rollouts whose `id` is already in the results file
+are skipped (with `retry_invalid`, only those with a valid result). A line that cannot be a
+sample (see `_lines`) is reported and written as an invalid result with its line number as
+id; the rest are scored.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +22,14 @@ from typing import Any
 
 from rewardkit._errors import ConfigError
 from rewardkit._untrusted import loads_json
-from rewardkit.batch._lines import MAX_LINE_MIB, LineError, SampleId, parse_line, read_lines
+from rewardkit.batch._lines import (
+    MAX_LINE_MIB,
+    LineError,
+    SampleId,
+    parse_line,
+    read_lines,
+    take_group,
+)
 from rewardkit.batch._result import SampleResult
 from rewardkit.batch._scorer import Scorer
 
@@ -41,8 +51,10 @@ Emit = Callable[[Row], None]
 """Appends one scored row to the results file (and counts it)."""
 BadLine = Callable[[int, str], None]
 """Called with the line number and the problem of each rollout line that cannot be scored."""
-Items = Iterator[tuple[tuple[SampleId, int], dict[str, Any]]]
-"""`((id, line number), sample fields)` for each rollout left to score."""
+Key = tuple[SampleId, int, SampleId | None]
+"""A rollout's id, line number and group."""
+Items = Iterator[tuple[Key, dict[str, Any]]]
+"""`((id, line number, group), sample fields)` for each rollout left to score."""
 Writer = Callable[[Items, Emit], None]
 """Scores `Items` and emits their result rows (a backend)."""
 
@@ -61,8 +73,15 @@ class RunCounts:
     """Lines that cannot be a sample (reported and written as invalid)."""
     valid_before: int = 0
     """Skipped rollouts whose earlier result is valid."""
+    retried: int = 0
+    """Invalid results dropped from the results file to be scored again (`retry_invalid`)."""
     example: tuple[int, str] | None = None
     """The invalid line of this run with the lowest number, and its error."""
+
+    @property
+    def any_invalid(self) -> bool:
+        """True when some rollout has no valid result (this run's, or an earlier one)."""
+        return self.invalid + self.malformed + self.skipped - self.valid_before > 0
 
     @property
     def none_valid(self) -> bool:
@@ -125,9 +144,12 @@ def rollouts_left(rollouts: Path, out: Path, cap: int = MAX_LINE_BYTES) -> int:
     return max(sum(1 for _ in _lines(rollouts, cap)) - len(done_results(out)), 0)
 
 
-def result_row(sample_id: SampleId, line: int, result: SampleResult) -> Row:
+def result_row(sample_id: SampleId, line: int, group: SampleId | None, result: SampleResult) -> Row:
     """One results-file line as a plain dict (picklable, for remote workers)."""
-    row: Row = {"id": sample_id, "line": line, "reward": result.reward}
+    row: Row = {"id": sample_id, "line": line}
+    if group is not None:
+        row["group"] = group
+    row["reward"] = result.reward
     row |= {"valid": result.valid, "judges": result.judges}
     if result.error is not None:
         row["error"] = result.error
@@ -142,6 +164,7 @@ def score_jsonl(
     on_bad_line: BadLine,
     on_result: Emit | None = None,
     max_line_bytes: int = MAX_LINE_BYTES,
+    retry_invalid: bool = False,
 ) -> RunCounts:
     """Score every rollout of `rollouts` not yet in `out`; append a line per rollout to `out`."""
 
@@ -155,6 +178,7 @@ def score_jsonl(
         on_bad_line=on_bad_line,
         on_result=on_result,
         max_line_bytes=max_line_bytes,
+        retry_invalid=retry_invalid,
     )
 
 
@@ -166,15 +190,21 @@ def run_jsonl(
     on_bad_line: BadLine,
     on_result: Emit | None = None,
     max_line_bytes: int = MAX_LINE_BYTES,
+    retry_invalid: bool = False,
 ) -> RunCounts:
     """Check the ids, resume, read the rollouts, and let `write` score those left (any backend).
+
+    With `retry_invalid`, invalid results are first removed from `out` (atomically), so
+    their rollouts are scored again.
 
     Raises:
         ConfigError: two rollouts share an id (before anything is written).
     """
     check_unique_ids(rollouts, max_line_bytes)
-    done = done_results(out)
     counts = RunCounts()
+    if retry_invalid:
+        counts.retried = drop_invalid(out)
+    done = done_results(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     _end_with_newline(out)
     with out.open("a", encoding="utf-8") as sink:
@@ -202,9 +232,31 @@ def run_jsonl(
     return counts
 
 
+def drop_invalid(out: Path) -> int:
+    """Remove every invalid result line from `out` (and lines cut short); return how many."""
+    if not out.is_file():
+        return 0
+    kept, dropped = [], 0
+    with out.open("rb") as source:
+        for _, raw in read_lines(source, MAX_LINE_BYTES):
+            try:
+                valid = bool(loads_json(raw or b"", "a result line")["valid"])
+            except (ValueError, KeyError, TypeError):
+                valid = False
+            if valid and raw is not None:
+                kept.append(raw if raw.endswith(b"\n") else raw + b"\n")
+            else:
+                dropped += raw is not None and not raw.isspace()
+    if dropped:
+        temp = out.with_name(f".{out.name}.tmp")
+        temp.write_bytes(b"".join(kept))
+        os.replace(temp, out)
+    return dropped
+
+
 async def _write(scorer: Scorer, items: Items, emit: Emit) -> None:
-    async for (sample_id, number), result in scorer.stream(items):
-        emit(result_row(sample_id, number, result))
+    async for (sample_id, number, group), result in scorer.stream(items):
+        emit(result_row(sample_id, number, group, result))
 
 
 def _read(
@@ -213,6 +265,7 @@ def _read(
     for number, raw in _lines(rollouts, cap):
         try:
             sample_id, data = parse_line(raw, number, cap)
+            group = take_group(data)
         except LineError as exc:
             bad(number, str(exc))
             continue
@@ -221,7 +274,7 @@ def _read(
             counts.skipped += 1
             counts.valid_before += valid
             continue
-        yield (sample_id, number), data
+        yield (sample_id, number, group), data
 
 
 def _key(sample_id: object) -> str:

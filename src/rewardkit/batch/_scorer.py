@@ -1,36 +1,59 @@
-"""`load` and `Scorer`: one reward definition, many samples, concurrently and under deadlines."""
+"""`load` and `Scorer`: one reward definition, many samples, concurrently and under deadlines.
+
+A `Scorer` keeps its `Recipe` (the source and options it was loaded with): pickling a scorer,
+or an adapter holding one, pickles the recipe, and unpickling loads the reward again, once
+per process (`rebuild`). Sync methods work from any thread, and also inside a running event
+loop (a notebook's, a trainer's): the batch then runs on a helper thread's loop.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import os
-import time
+import uuid
 import weakref
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from rewardkit._errors import ConfigError
-from rewardkit.batch._backends import Backend, load_backend
+from rewardkit._outcome import ErrorPolicy
+from rewardkit.batch._backends import (
+    Backend,
+    EvalBackend,
+    TestsDirBackend,
+    load_backend,
+    score_sample,
+)
 from rewardkit.batch._result import SampleResult
-from rewardkit.batch._sample import Sample, SampleError, as_sample
+from rewardkit.batch._sample import Sample
 
 if TYPE_CHECKING:
-    from rewardkit.batch._adapters import TrlAsyncRewardFunc, TrlRewardFunc, VerlComputeScore
+    from rewardkit.batch._adapters import (
+        LogHook,
+        TrlAsyncRewardFunc,
+        TrlRewardFunc,
+        VerlComputeScore,
+    )
     from rewardkit.batch._forked import ForkedPool
+    from rewardkit.batch._processes import SamplePool
 
-__all__ = ["MEMORY_MIB", "SampleLike", "Scorer", "load", "score_sample"]
+__all__ = ["MEMORY_MIB", "ON_ERROR", "Recipe", "SampleLike", "Scorer", "load"]
 
 MEMORY_MIB = 4096
 """By default, how much a worker process may grow while scoring a sample (with a deadline)."""
 
+ON_ERROR: tuple[ErrorPolicy, ...] = ("fail", "zero", "omit")
+"""How a failed judge counts in `load(on_error=...)` (the first is the default)."""
 SampleLike = Sample | Mapping[str, Any]
 """A `Sample`, or a mapping of its fields."""
 Source = str | Path | Sequence[Callable[..., Any]] | Mapping[str, Callable[..., Any]]
+_T = TypeVar("_T")
 
 
 def load(
@@ -40,6 +63,7 @@ def load(
     deadline: float | None = None,
     max_concurrent: int = 8,
     memory_mib: int = MEMORY_MIB,
+    on_error: ErrorPolicy = "fail",
 ) -> Scorer:
     """Load a reward once; return a `Scorer` for many samples.
 
@@ -53,9 +77,16 @@ def load(
         max_concurrent: samples scored at once in `score_batch`.
         memory_mib: with a deadline, how many MiB a worker process may grow by (its
             `RLIMIT_AS`, on Linux); a sample that needs more is invalid.
+        on_error: how a judge that errors or times out counts: `fail` (the sample is
+            invalid), `zero` (the judge scores its lowest value) or `omit` (it is left out,
+            like a judge that abstains).
 
     Raises:
-        ConfigError: the source or `reward` is wrong (before anything is scored).
+        ConfigError: the source, `reward` or an option is wrong (before anything is scored).
+
+    Warns:
+        UserWarning: the eval.yaml's `reward:` block has a silent-zero trap (see
+            `rewardkit check`).
 
     Example:
         >>> from rewardkit import reward_function
@@ -71,8 +102,84 @@ def load(
         raise ConfigError(f"deadline must be a positive number of seconds (got {deadline})")
     if memory_mib < 1:
         raise ConfigError(f"memory_mib must be at least 1 (got {memory_mib})")
+    if on_error not in ON_ERROR:
+        raise ConfigError(f"on_error must be one of {', '.join(ON_ERROR)} (got {on_error!r})")
     backend = load_backend(source, reward)
-    return Scorer(backend, deadline=deadline, max_concurrent=max_concurrent, memory_mib=memory_mib)
+    recipe = Recipe(
+        source=_portable_source(backend, source),
+        reward=reward,
+        deadline=deadline,
+        max_concurrent=max_concurrent,
+        memory_mib=memory_mib,
+        on_error=on_error,
+        token=uuid.uuid4().hex,
+    )
+    return recipe.build(backend)
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """How a scorer was loaded: enough to load it again in another process (picklable).
+
+    Reward functions travel by reference with `pickle` (define them at a module's top level)
+    and by value with `cloudpickle`.
+    """
+
+    source: str | tuple[tuple[str, Callable[..., Any]], ...]
+    """An absolute path, or the reward functions by judge name."""
+    reward: Mapping[str, Any] | None
+    deadline: float | None
+    max_concurrent: int
+    memory_mib: int
+    on_error: ErrorPolicy
+    token: str
+    """Names the scorer, so that a process loads it once however often it is unpickled."""
+
+    def build(self, backend: Backend | None = None) -> Scorer:
+        """A new scorer (on `backend`, else loaded from the source)."""
+        if backend is None:
+            source = self.source if isinstance(self.source, str) else dict(self.source)
+            backend = load_backend(source, self.reward)
+        scorer = Scorer(
+            backend,
+            deadline=self.deadline,
+            max_concurrent=self.max_concurrent,
+            memory_mib=self.memory_mib,
+            on_error=self.on_error,
+            recipe=self,
+        )
+        _LOADED[self.token] = scorer
+        return scorer
+
+    def load(self) -> Scorer:
+        """This process's scorer for the recipe: loaded on first use, then shared."""
+        scorer = _LOADED.get(self.token)
+        if scorer is None or scorer.owner != os.getpid() or scorer.closed:
+            scorer = self.build()
+            _KEPT[self.token] = scorer
+        return scorer
+
+
+_LOADED: weakref.WeakValueDictionary[str, Scorer] = weakref.WeakValueDictionary()
+"""Every live scorer by recipe token, so that unpickling in its own process finds it."""
+_KEPT: dict[str, Scorer] = {}
+"""Scorers loaded by unpickling: kept for the process's life, as trainers unpickle a reward
+function once per task and must not load the reward each time."""
+
+
+def rebuild(recipe: Recipe) -> Scorer:
+    """Unpickle a `Scorer`: this process's scorer for `recipe`."""
+    return recipe.load()
+
+
+def _portable_source(
+    backend: Backend, source: object
+) -> str | tuple[tuple[str, Callable[..., Any]], ...]:
+    if isinstance(backend, EvalBackend):
+        return str(backend.suite.path.resolve())
+    if isinstance(backend, TestsDirBackend):
+        return str(Path(str(source)).resolve())
+    return tuple((name, fn) for name, fn, _ in backend.functions)
 
 
 class Scorer:
@@ -93,12 +200,22 @@ class Scorer:
         deadline: float | None,
         max_concurrent: int,
         memory_mib: int = MEMORY_MIB,
+        on_error: ErrorPolicy = "fail",
+        recipe: Recipe | None = None,
     ) -> None:
         self.backend = backend
         self.deadline = deadline
         self.max_concurrent = max_concurrent
+        self.on_error: ErrorPolicy = on_error
+        self.recipe = recipe
+        """How to load this scorer again (`None` when built without `load`)."""
+        self.owner = os.getpid()
+        self.closed = False
         self._pool = ThreadPoolExecutor(max_concurrent, thread_name_prefix="rewardkit-batch")
-        self._score_one: Callable[[SampleLike], SampleResult] = partial(score_sample, backend)
+        self._score_one: Callable[[SampleLike], SampleResult] = partial(
+            score_sample, backend, on_error=on_error
+        )
+        self._processes: SamplePool | None = None
         self._forked: ForkedPool | None = None
         if deadline is not None and hasattr(os, "fork"):
             from rewardkit.batch._forked import ForkedPool
@@ -113,6 +230,24 @@ class Scorer:
         kind = type(self.backend).__name__.removesuffix("Backend")
         return f"Scorer({kind}, deadline={self.deadline}, max_concurrent={self.max_concurrent})"
 
+    def __reduce__(self) -> tuple[Callable[[Recipe], Scorer], tuple[Recipe]]:
+        if self.recipe is None:
+            raise TypeError("only a Scorer built by rewardkit.load can be pickled")
+        return rebuild, (self.recipe,)
+
+    @property
+    def name(self) -> str:
+        """The reward's name, the adapters' default: the eval.yaml's `name`, the tests
+        directory's (its parent's when it is called `tests`), or the one function's."""
+        backend = self.backend
+        if isinstance(backend, EvalBackend):
+            return backend.suite.name or backend.suite.path.parent.name
+        if isinstance(backend, TestsDirBackend):
+            folder = backend.plan.tests_dir.resolve()
+            return folder.parent.name if folder.name == "tests" else folder.name
+        names = [name for name, _, _ in backend.functions]
+        return names[0] if len(names) == 1 else "rewardkit"
+
     def __enter__(self) -> Scorer:
         return self
 
@@ -123,13 +258,16 @@ class Scorer:
 
     def close(self) -> None:
         """Stop the worker processes (with a deadline) and threads; scoring then raises."""
+        self.closed = True
         if self._forked is not None:
             self._forked.close()
+        if self._processes is not None:
+            self._processes.close()
         self._pool.shutdown(wait=False, cancel_futures=True)
 
     def score(self, sample: SampleLike) -> SampleResult:
-        """Score one sample (see `ascore`)."""
-        return asyncio.run(self.ascore(sample))
+        """Score one sample (see `ascore`); also inside a running event loop."""
+        return _sync(self.ascore(sample))
 
     async def ascore(self, sample: SampleLike) -> SampleResult:
         """Score one sample on a worker, under the deadline (which counts the wait for one).
@@ -138,9 +276,34 @@ class Scorer:
         """
         return await self._within_deadline(self._pool.submit(self._score_one, sample))
 
-    def score_batch(self, samples: Iterable[SampleLike]) -> list[SampleResult]:
-        """Score `samples` concurrently (at most `max_concurrent` at once), in input order."""
-        return asyncio.run(self.score_batch_async(samples))
+    def score_batch(
+        self, samples: Iterable[SampleLike], *, processes: int | None = None
+    ) -> list[SampleResult]:
+        """Score `samples` concurrently (at most `max_concurrent` at once), in input order.
+
+        With `processes=N`, in N spawned processes (each loads the reward once, then scores
+        chunks of samples, `max_concurrent` at once), for CPU-bound rewards that threads cannot
+        speed up. The processes are kept for later calls with the same N until `close()`.
+
+        Raises:
+            ConfigError: `processes` is below 1, or the reward cannot be sent to a process.
+        """
+        if processes is None:
+            return _sync(self.score_batch_async(samples))
+        return self._process_pool(processes).score(list(samples))
+
+    def _process_pool(self, size: int) -> SamplePool:
+        from rewardkit.batch._processes import SamplePool
+
+        if size < 1:
+            raise ConfigError(f"processes must be at least 1 (got {size})")
+        if self.recipe is None:
+            raise ConfigError("score_batch(processes=...) needs a Scorer built by rewardkit.load")
+        if self._processes is None or self._processes.size != size or self._processes.broken:
+            if self._processes is not None:
+                self._processes.close()
+            self._processes = SamplePool(self.recipe, size)
+        return self._processes
 
     async def score_batch_async(self, samples: Iterable[SampleLike]) -> list[SampleResult]:
         """`score_batch` on the running event loop."""
@@ -209,10 +372,7 @@ class Scorer:
             )
 
     def trl_reward_func(
-        self,
-        *,
-        name: str = "rewardkit",
-        log: Callable[[dict[str, list[float | None]]], None] | None = None,
+        self, *, name: str | None = None, log: LogHook | None = None
     ) -> TrlRewardFunc:
         """A TRL `GRPOTrainer` reward function (see `rewardkit.batch.trl_reward_func`)."""
         from rewardkit.batch._adapters import trl_reward_func
@@ -220,39 +380,26 @@ class Scorer:
         return trl_reward_func(self, name=name, log=log)
 
     def trl_async_reward_func(
-        self,
-        *,
-        name: str = "rewardkit",
-        log: Callable[[dict[str, list[float | None]]], None] | None = None,
+        self, *, name: str | None = None, log: LogHook | None = None
     ) -> TrlAsyncRewardFunc:
         """The `async` form of `trl_reward_func`."""
         from rewardkit.batch._adapters import trl_async_reward_func
 
         return trl_async_reward_func(self, name=name, log=log)
 
-    def verl_compute_score(self) -> VerlComputeScore:
+    def verl_compute_score(self, *, invalid: float = 0.0) -> VerlComputeScore:
         """A verl `compute_score` function (see `rewardkit.batch.verl_compute_score`)."""
         from rewardkit.batch._adapters import verl_compute_score
 
-        return verl_compute_score(self)
+        return verl_compute_score(self, invalid=invalid)
 
 
-def score_sample(backend: Backend, data: SampleLike) -> SampleResult:
-    """Score one sample with `backend`; a failure is an invalid result, never an exception."""
-    start = time.perf_counter()
+def _sync(work: Coroutine[Any, Any, _T]) -> _T:
+    """Run `work` to its end: on a new loop here, or on a helper thread's when this thread
+    already runs a loop (a notebook kernel's, a trainer's), which `asyncio.run` refuses."""
     try:
-        reward, outcomes, rewards = backend.score(as_sample(data))
-    except (Exception, SystemExit) as exc:  # a failing sample is a result, not a crash
-        kind = "" if isinstance(exc, SampleError | ConfigError) else f"{type(exc).__name__}: "
-        return SampleResult(
-            reward=None, error=f"{kind}{exc}", duration_s=time.perf_counter() - start
-        )
-    failed = [o for o in outcomes if o.failed]
-    error = "; ".join(o.error or f"{o.name}: {o.status}" for o in failed) or None
-    return SampleResult(
-        reward=None if failed else reward,
-        outcomes=outcomes,
-        rewards=rewards,
-        error=error,
-        duration_s=time.perf_counter() - start,
-    )
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(work)
+    with ThreadPoolExecutor(1, thread_name_prefix="rewardkit-loop") as helper:
+        return helper.submit(asyncio.run, work).result()

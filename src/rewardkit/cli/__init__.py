@@ -23,6 +23,7 @@ SUBCOMMANDS = {
     "check": "validate a tests dir or an eval.yaml and print its plan; exit 2 on any problem",
     "score": "score a JSONL file of samples (RL rollouts) -> one result line per sample",
     "serve": "serve rewards over HTTP (POST /score)",
+    "report": "report on a scored run (eval, Harbor job, results) -> table or report.html",
 }
 """`rewardkit <name> --help` tells more; the default command scores Harbor tests dirs."""
 

@@ -22,6 +22,7 @@ def main(argv: list[str]) -> int:
     )
     parser.add_argument("path", type=Path, help="a tests directory or an eval.yaml")
     args = parser.parse_args(argv)
+    from rewardkit.batch._backends import suite_traps
     from rewardkit.outputs.plan import describe_plan, describe_suite
     from rewardkit.sources.eval_yaml import load_suite
     from rewardkit.sources.tests_dir import discover
@@ -33,6 +34,8 @@ def main(argv: list[str]) -> int:
             if path.name.endswith((".yaml", ".yml")) or (path / "eval.yaml").is_file():
                 suite = load_suite(path)
                 text, empty = describe_suite(suite), not suite.judges and suite.pairwise is None
+                for trap in suite_traps(suite):  # silent zeros: warnings, not errors
+                    warnings.warn(trap, stacklevel=1)
             else:
                 plan = discover(path)
                 text, empty = describe_plan(plan), not list(plan.leaves())

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 __all__ = ["main"]
 
-EXIT_OK, EXIT_MALFORMED, EXIT_CONFIG, EXIT_NONE_VALID = 0, 1, 2, 3
+EXIT_OK, EXIT_INVALID, EXIT_CONFIG, EXIT_NONE_VALID = 0, 1, 2, 3
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -29,9 +29,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="rewardkit score",
         description="Score each rollout of a JSONL file; append one result line per rollout. "
-        "Rollouts whose id is already in the results file are skipped (resume).",
-        epilog=f"exit codes: {EXIT_OK} ok (invalid samples included); {EXIT_MALFORMED} some "
-        "rollout lines could not be read (each is recorded as invalid; the rest were scored); "
+        "Rollouts whose id is already in the results file are skipped (resume). A line's "
+        "'group' (e.g. the GRPO prompt id) is copied to its result.",
+        epilog=f"exit codes: {EXIT_OK} every rollout has a valid reward; {EXIT_INVALID} some "
+        "have none (an invalid sample, or a line that could not be read; each has a result "
+        "line with its error, the rest were scored: fix them, then rerun with --retry-invalid); "
         f"{EXIT_CONFIG} bad arguments or configuration, or two rollouts share an id; "
         f"{EXIT_NONE_VALID} not one rollout has a valid reward.",
     )
@@ -45,6 +47,14 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=int(env("REWARDKIT_WORKERS", "8")),
         help="samples scored at once (env REWARDKIT_WORKERS; default 8)",
+    )
+    parser.add_argument(
+        "--ray-connect-timeout",
+        type=_positive(float),
+        default=env("REWARDKIT_RAY_CONNECT_TIMEOUT") or "30",
+        metavar="SECONDS",
+        help="with --backend ray: how long to try reaching the cluster before exit 2 (env "
+        "REWARDKIT_RAY_CONNECT_TIMEOUT; default 30)",
     )
     parser.add_argument(
         "--deadline",
@@ -77,6 +87,13 @@ def build_parser() -> argparse.ArgumentParser:
         "local instance; the config path must exist on every node) "
         "(env REWARDKIT_BACKEND; default local)",
     )
+    parser.add_argument(
+        "--retry-invalid",
+        action="store_true",
+        default=env("REWARDKIT_RETRY_INVALID", "") not in ("", "0"),
+        help="score again the rollouts whose result is invalid: their lines are removed from "
+        "--out first (env REWARDKIT_RETRY_INVALID)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     return parser
 
@@ -98,6 +115,7 @@ def main(argv: list[str]) -> int:
             from rewardkit.batch._ray import require_ray
 
             require_ray()
+            os.environ["REWARDKIT_RAY_CONNECT_TIMEOUT"] = str(args.ray_connect_timeout)
         # Also with processes or Ray: config errors show here, once, before any worker starts
         # (without a deadline, so that no worker process of ours starts here for nothing).
         scorer = load(
@@ -125,15 +143,17 @@ def main(argv: list[str]) -> int:
                     on_bad_line=bad_line,
                     on_result=advance,
                     max_line_bytes=cap,
+                    retry_invalid=args.retry_invalid,
                 )
             else:
                 counts = _score_elsewhere(args, bad_line, advance)
     except ConfigError as exc:
         print(f"rewardkit score: error: {exc}", file=sys.stderr)
         return EXIT_CONFIG
+    retried = f", {counts.retried} invalid results retried" if counts.retried else ""
     print(
         f"{counts.scored} scored, {counts.invalid} invalid, {counts.skipped} already done, "
-        f"{counts.malformed} malformed → {args.out}"
+        f"{counts.malformed} malformed{retried} → {args.out}"
     )
     return _exit_code(counts, args.out)
 
@@ -150,7 +170,7 @@ def _exit_code(counts: RunCounts, out: Path) -> int:
             file=sys.stderr,
         )
         return EXIT_NONE_VALID
-    return EXIT_MALFORMED if counts.malformed else EXIT_OK
+    return EXIT_INVALID if counts.any_invalid else EXIT_OK
 
 
 def _positive(kind: Callable[[str], float]) -> Callable[[str], float]:
@@ -187,6 +207,7 @@ def _score_elsewhere(
         on_bad_line=bad_line,
         on_result=advance,
         max_line_bytes=args.max_line_mib << 20,
+        retry_invalid=args.retry_invalid,
     )
 
 

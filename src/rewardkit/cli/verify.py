@@ -188,8 +188,8 @@ def main(argv: list[str]) -> int:
     if table:
         print()
         print(table)
-    if "rewardkit.judges._litellm" in sys.modules:  # outputs are written: skip slow teardown
-        sys.modules["rewardkit.judges._litellm"].prepare_exit()
+    if "rewardkit.models._litellm" in sys.modules:  # outputs are written: skip slow teardown
+        sys.modules["rewardkit.models._litellm"].prepare_exit()
     failures = [(r, o) for r in results for o in r.failures]
     for _, outcome in failures:
         print(

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from rewardkit.compose._expr_validate import Dialect
     from rewardkit.compose._reward import (
         DEFAULT_RANGE,
+        CompositionError,
         JudgeInfo,
         JudgeValue,
         RewardBlock,
@@ -32,6 +33,7 @@ _LAZY = {
     "Expression": "_expr",
     "compile_expression": "_expr",
     "DEFAULT_RANGE": "_reward",
+    "CompositionError": "_reward",
     "JudgeInfo": "_reward",
     "JudgeValue": "_reward",
     "RewardBlock": "_reward",
@@ -55,6 +57,7 @@ __all__ = [
     "DEFAULT_RANGE",
     "MODES",
     "Component",
+    "CompositionError",
     "Dialect",
     "Expression",
     "JudgeInfo",

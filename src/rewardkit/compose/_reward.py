@@ -19,8 +19,8 @@ from typing import Literal
 from rewardkit.compose._expr import Expression, compile_expression
 
 __all__ = [
-    "DEFAULT_RANGE", "JudgeInfo", "JudgeValue", "RewardBlock", "ScoreRange",
-    "compose_reward", "normalize_value",
+    "DEFAULT_RANGE", "CompositionError", "JudgeInfo", "JudgeValue", "RewardBlock",
+    "ScoreRange", "compose_reward", "normalize_value",
 ]  # fmt: skip
 
 ScoreRange = tuple[float, float]
@@ -114,16 +114,24 @@ def normalize_value(
     return _normalized(name, value, block, judges)
 
 
+class CompositionError(ValueError):
+    """`compose_reward(..., strict=True)`: the reward cannot be composed on this case."""
+
+
 def compose_reward(
     values: Mapping[str, JudgeValue],
     block: RewardBlock | None,
     judges: Mapping[str, JudgeInfo],
+    *,
+    strict: bool = False,
 ) -> float:
-    """Collapse one case's judge values into a reward in [0, 1]; never raises.
+    """Collapse one case's judge values into a reward in [0, 1].
 
     `block=None` is the default composition. A run-time failure (a judge the expression
     names has no value, a division by zero, a non-finite result) warns (`RuntimeWarning`)
-    and scores 0.0 for this case.
+    and scores 0.0 for this case. With `strict` (RL scoring), it raises `CompositionError`
+    instead, as it does when the composition has no judge value to compute from (the single
+    judge, every weighted judge, or every judge of the default composition has none).
 
     >>> judges = {"ok": JudgeInfo(name="ok"), "q": JudgeInfo(name="q", score_range=(0, 10))}
     >>> compose_reward({"ok": JudgeValue(value=True), "q": JudgeValue(value=8)}, None, judges)
@@ -131,17 +139,21 @@ def compose_reward(
     """
     try:
         if block is None:
-            result: object = _compose_default(values, judges)
+            result: object = _compose_default(values, judges, strict)
         elif block.judge is None and block.expression is not None:
             result = _compose_expression(values, block, block.expression, judges)
         else:
-            result = _compose_block(values, block, judges)
+            result = _compose_block(values, block, judges, strict)
         if type(result) is float and 0.0 < result <= 1.0:  # the common case, fast
             return result
         return _finish(result)
     except _ZeroReward as exc:
+        if strict:
+            raise CompositionError(str(exc).removesuffix("; scoring 0.0")) from None
         message = str(exc)
     except Exception as exc:
+        if strict:
+            raise CompositionError(f"{type(exc).__name__}: {exc}") from exc
         message = f"reward could not be composed ({type(exc).__name__}: {exc}); scoring 0.0"
     warnings.warn(message, RuntimeWarning, stacklevel=2)
     return 0.0
@@ -151,19 +163,26 @@ class _ZeroReward(Exception):
     """This case scores 0.0; the message says why (it becomes the warning)."""
 
 
-def _compose_block(values: _Values, block: RewardBlock, judges: _Judges) -> float:
+def _compose_block(values: _Values, block: RewardBlock, judges: _Judges, strict: bool) -> float:
     """Single-judge mode and `formula: weighted`."""
     if block.gate and any(o.value is False and not o.errored for o in values.values()):
         return 0.0
     if block.judge is not None:
-        return _value_of(block.judge, values, block, judges) or 0.0
+        value = _value_of(block.judge, values, block, judges)
+        if value is None and strict:
+            raise _ZeroReward(f"reward.judge {block.judge!r} has no value on this case")
+        return value or 0.0
     total = weight_sum = 0.0
     for name, weight in block.weights.items():
         normalized = _value_of(name, values, block, judges)
         if normalized is not None:  # a judge with no value leaves both sums
             total += weight * normalized
             weight_sum += weight
-    return total / weight_sum if weight_sum > 0 else 0.0
+    if weight_sum > 0:
+        return total / weight_sum
+    if strict:
+        raise _ZeroReward("no judge in reward.weights has a value on this case")
+    return 0.0
 
 
 def _compose_expression(
@@ -204,7 +223,9 @@ def _value_of(name: str, values: _Values, block: RewardBlock, judges: _Judges) -
     return _normalized(name, outcome.value, block, judges)
 
 
-def _compose_default(values: _Values, judges: _Judges) -> float:
+def _compose_default(values: _Values, judges: _Judges, strict: bool) -> float:
+    if strict and all(o.value is None for o in values.values()):
+        raise _ZeroReward("no judge has a value on this case")
     total, count, errored = 0.0, 0, False
     for name, outcome in values.items():
         value = outcome.value

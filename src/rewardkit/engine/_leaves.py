@@ -93,7 +93,7 @@ def _model_client(judged: Sequence[Leaf], limits: Limits) -> Any:
     """One `ModelClient` for the run when it has LLM judges (the transport loads only then)."""
     if not any(leaf.kind == "llm" for leaf in judged):
         return None
-    from rewardkit.judges._transport import ModelClient
+    from rewardkit.models import ModelClient
 
     return ModelClient(max_concurrent=limits.llm, cache_dir=limits.cache_dir)
 

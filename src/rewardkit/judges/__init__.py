@@ -2,8 +2,8 @@
 
 A judge TOML loads into a `JudgeDefinition` (`load_definition`); `plan_requests` /
 `build_request` turn it into chat requests, and `parse_reply` / `combine_samples` read the
-replies back into per-criterion `Verdict`s. LLM judges run as `_llm.LLMJudge` through the
-transport (`_transport.ModelClient`), agent judges as `_agent.AgentJudge` through their CLIs
+replies back into per-criterion `Verdict`s. LLM judges run as `_llm.LLMJudge` through
+`rewardkit.models.ModelClient`, agent judges as `_agent.AgentJudge` through their CLIs
 (`claude-code`, `codex`, `fx`), JEV judges as `_jev.JevJudge` through the `typesafe_sdk`;
 `TomlJudge` is the placeholder for an agent name with no registered backend. eval.yaml
 code, `check`, `builtin` and LLM judges are `EvalJudge`s.

@@ -45,7 +45,6 @@ from rewardkit.judges._definition import CriterionDef
 from rewardkit.judges._parse import ReplyError, Verdict, combine_samples, guard_detail, parse_reply
 from rewardkit.judges._prompt import response_schema, system_prompt
 from rewardkit.judges._toml_judge import DefinedJudge, criterion_extra, failed_run, verdict_outcome
-from rewardkit.judges._usage import Usage
 from rewardkit.judges.agents import AGENT_BACKENDS, AgentBackend
 from rewardkit.judges.agents._base import (
     Prepared,
@@ -57,6 +56,7 @@ from rewardkit.judges.agents._base import (
     run_cli,
     save_log,
 )
+from rewardkit.models._usage import Usage
 
 __all__ = ["AgentJudge", "check_shared_workspace"]
 

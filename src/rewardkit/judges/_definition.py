@@ -7,6 +7,7 @@ Loading lives in `_config.py`; building requests in `_prompt.py`; reading replie
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -123,6 +124,9 @@ class JudgeDefinition:
     """Seconds per call."""
     reasoning_effort: str | None = None
     """Sent only when set (never a default)."""
+    supports: Mapping[str, bool] = field(default_factory=dict)
+    """LLM judges: overrides of what the model accepts (`response_format`,
+    `reasoning_effort`, `images`; see `rewardkit.models._capabilities`)."""
     isolated: bool = False
     cwd: str | None = None
     reference: str | None = None

@@ -33,8 +33,8 @@ from rewardkit.judges._definition import DEFAULT_JUDGE
 from rewardkit.judges._eval import EvalJudge
 from rewardkit.judges._parse import ReplyError, extract_json
 from rewardkit.judges._prompt import fence
-from rewardkit.judges._request import CompletionRequest
 from rewardkit.judges._template import WORK_VARIABLES, TemplateError, render, uses
+from rewardkit.models import CompletionRequest
 
 __all__ = [
     "MAX_FILE_CHARS",
@@ -111,7 +111,7 @@ async def evaluate_llm(
         except JudgeError as exc:
             errors.append(exc)
             continue
-        except ConfigError as exc:  # LiteLLM is not installed: the message names the extra
+        except ConfigError as exc:  # the model needs LiteLLM, not installed: names the extra
             errors.append(JudgeError(str(exc)))
             continue
         answers.append(parsed)

@@ -18,16 +18,13 @@ from typing import Any
 
 from rewardkit._errors import ConfigError, JudgeError, JudgeTimeout
 from rewardkit._outcome import JudgeRun, Outcome
-from rewardkit.judges import _litellm
 from rewardkit.judges._definition import CriterionDef, JudgeDefinition
 from rewardkit.judges._inputs import Block
 from rewardkit.judges._parse import Verdict, combine_samples, guard_detail, parse_reply
 from rewardkit.judges._prompt import JudgeRequest, plan_requests
-from rewardkit.judges._request import CompletionRequest
 from rewardkit.judges._toml_judge import DefinedJudge, criterion_extra, failed_run, verdict_outcome
 from rewardkit.judges._trajectory import render_trajectory, trajectory_path
-from rewardkit.judges._transport import ModelClient
-from rewardkit.judges._usage import Usage
+from rewardkit.models import CompletionRequest, ModelClient, Usage, missing_keys
 
 __all__ = ["LLMJudge"]
 
@@ -51,7 +48,7 @@ class LLMJudge(DefinedJudge):
         """Grade `workspace`: every sample's requests at once, under the client's limits."""
         d = self.definition
         started = time.perf_counter()
-        missing = await _missing_keys(d.judge)
+        missing = await missing_keys(d.judge, os.environ.get("REWARDKIT_API_BASE") or None)
         if missing:
             return self._all_failed(
                 f"{d.source.name}: model {d.judge!r} needs {', '.join(missing)} in the "
@@ -101,6 +98,7 @@ class LLMJudge(DefinedJudge):
             timeout=float(d.timeout),
             reasoning_effort=d.reasoning_effort,
             api_base=os.environ.get("REWARDKIT_API_BASE") or None,
+            supports=d.supports,
             sample=sample,
         )
         try:
@@ -109,7 +107,7 @@ class LLMJudge(DefinedJudge):
             )
         except JudgeError as exc:
             return _Call(request, None, exc, "", _usage_of(exc))
-        except ConfigError as exc:  # LiteLLM missing: the message names the extra
+        except ConfigError as exc:  # LiteLLM missing for this model: the message names the extra
             return _Call(request, None, JudgeError(str(exc)), "", Usage())
         return _Call(request, verdicts, None, result.text, result.usage)
 
@@ -171,20 +169,6 @@ def _own_usage(criterion: CriterionDef, samples: Sequence[Sequence[_Call]]) -> U
     if not calls or any(len(c.request.criteria) != 1 for c in calls):
         return None
     return sum((c.usage for c in calls), Usage())
-
-
-async def _missing_keys(model: str) -> list[str]:
-    """The provider keys LiteLLM says `model` needs and the environment lacks."""
-    try:
-        litellm = await _litellm.load()
-        info = litellm.validate_environment(model=model)
-    except ConfigError:
-        return []  # LiteLLM is missing: `complete` reports it, naming the extra
-    except Exception:  # an unknown provider: let the call itself say what is wrong
-        return []
-    if info.get("keys_in_environment"):
-        return []
-    return [str(key) for key in info.get("missing_keys") or []]
 
 
 def _trajectory(d: JudgeDefinition, workspace: Path, notes: list[str]) -> list[Block]:

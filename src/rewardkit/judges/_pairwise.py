@@ -26,10 +26,10 @@ from rewardkit.judges._eval import EvalJudge
 from rewardkit.judges._eval_llm import MAX_FILE_CHARS, MAX_SUBMISSION_CHARS
 from rewardkit.judges._parse import ReplyError, extract_json
 from rewardkit.judges._prompt import fence
-from rewardkit.judges._request import CompletionRequest
+from rewardkit.models import CompletionRequest
 
 if TYPE_CHECKING:
-    from rewardkit.judges._transport import ModelClient
+    from rewardkit.models import ModelClient
 
 __all__ = [
     "DEFAULT_PROMPT",

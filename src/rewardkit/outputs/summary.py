@@ -8,8 +8,11 @@ the judge records it); `run_metrics` (from the run's
 `regressions` (when eval.yaml has `thresholds:` or a baseline was given). A judge whose
 scored values are all booleans has `pass_rate` = the share of passes and `mean` = the same; all
 numbers, `mean` (raw, on its own scale) and `pass_rate` null; a mix, both null. Skipped and
-errored cases are counted apart and left out of the metrics. Numbers are kept at full
-precision; only the terminal report rounds them.
+errored cases are counted apart and left out of the metrics. Each judge also has `std_error`,
+`ci95` ([low, high], the Wilson interval of a pass rate or a bootstrap one of a mean, fixed
+seed) and `ci_method`; `reward` holds the same for the case rewards, and `composition` says
+how a case's reward is made from its judges (`mode`, `formula`, `weights`, `gate`,
+`score_ranges`). Numbers are kept at full precision; only the terminal report rounds them.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from rewardkit._evaluate import CaseResult
 from rewardkit._outcome import Outcome
 from rewardkit.compose._thresholds import Regression, regressions, report
 from rewardkit.outputs._files import atomic_write
+from rewardkit.report._stats import estimate
 from rewardkit.sources.eval_yaml import PAIRWISE, EvalSuite
 
 __all__ = ["run_metrics", "summarize", "terminal_lines", "write_summary"]
@@ -49,6 +53,8 @@ def summarize(
             r.case_id: {"reward": r.reward, "judges": {o.name: _case_judge(o) for o in r.outcomes}}
             for r in results
         },
+        "reward": {"cases": len(results), **_reward_stats([r.reward for r in results])},
+        "composition": _composition(suite),
     }
     metrics = run_metrics(run_result) if run_result is not None else None
     if metrics:
@@ -68,16 +74,20 @@ def _aggregate(outcomes: list[Outcome]) -> dict[str, Any]:
     scored = [o for o in outcomes if o.status == "scored"]
     mean = pass_rate = None
     kinds = {isinstance(o.raw, bool) for o in scored}
+    values: list[bool | float] = []
     if scored and kinds == {True}:
-        mean = pass_rate = sum(o.raw is True for o in scored) / len(scored)
+        values = [o.raw is True for o in scored]
+        mean = pass_rate = sum(values) / len(scored)
     elif scored and kinds == {False}:
-        mean = sum(o.value or 0.0 for o in scored) / len(scored)
+        values = [o.value or 0.0 for o in scored]
+        mean = sum(values) / len(scored)
     entry: dict[str, Any] = {
         "mean": mean,
         "pass_rate": pass_rate,
         "scored_cases": len(scored),
         "errored_cases": sum(o.failed for o in outcomes),
         "skipped_cases": sum(o.status == "skipped" for o in outcomes),
+        **estimate(values).as_dict(),
     }
     sampled = [o.extra["stability"] for o in scored if "stability" in o.extra]
     if sampled and sampled[0].get("samples", 1) > 1:
@@ -87,6 +97,24 @@ def _aggregate(outcomes: list[Outcome]) -> dict[str, Any]:
             "total_cases": len(sampled),
         }
     return entry
+
+
+def _reward_stats(rewards: list[float]) -> dict[str, Any]:
+    stats = estimate(rewards)
+    return {"mean": stats.mean, **stats.as_dict()}
+
+
+def _composition(suite: EvalSuite) -> dict[str, Any]:
+    """How each case's reward is made (`mode` `default`: the mean of the normalized judges)."""
+    ranges = {j.name: list(j.score_range) for j in suite.judges if j.score_range is not None}
+    block = suite.reward
+    if block is None:
+        return {"mode": "default", "score_ranges": ranges}
+    entry: dict[str, Any] = {"mode": block.mode, "formula": block.formula.strip()}
+    entry |= {"judge": block.judge, "weights": dict(block.weights), "gate": block.gate}
+    entry |= {"normalize": block.normalize, "raw": sorted(block.raw)}
+    fallback = list(block.score_range) if block.score_range is not None else None
+    return entry | {"score_range": fallback, "score_ranges": ranges}
 
 
 def _pairwise_aggregate(pairwise: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -155,12 +183,16 @@ def terminal_lines(summary: Mapping[str, Any]) -> list[str]:
         else:
             metric = "-"
         lines.append(
-            f"{name}: {metric} ({stats['scored_cases']} scored, {stats['errored_cases']} "
+            f"{name}: {metric}{_interval(stats, percent=stats['pass_rate'] is not None)} "
+            f"({stats['scored_cases']} scored, {stats['errored_cases']} "
             f"errored, {stats['skipped_cases']} skipped)"
         )
     rewards = [case["reward"] for case in summary["per_case"].values()]
     if rewards:
-        lines.append(f"reward: mean {sum(rewards) / len(rewards):.4f} over {len(rewards)} cases")
+        interval = _interval(summary.get("reward", {}), percent=False, digits=4)
+        lines.append(
+            f"reward: mean {sum(rewards) / len(rewards):.4f}{interval} over {len(rewards)} cases"
+        )
     pairwise = summary.get("pairwise")
     if pairwise is not None:
         lines.append(
@@ -170,6 +202,15 @@ def terminal_lines(summary: Mapping[str, Any]) -> list[str]:
     if "regressions" in summary:
         lines += ["", *report([Regression(**entry) for entry in summary["regressions"]])]
     return lines
+
+
+def _interval(stats: Mapping[str, Any], *, percent: bool, digits: int = 2) -> str:
+    """` [low, high]` (the 95% interval), or nothing when there is none."""
+    ci = stats.get("ci95")
+    if not ci:
+        return ""
+    shown = "{:.1%}" if percent else f"{{:.{digits}f}}"
+    return f" 95% CI [{shown.format(ci[0])}, {shown.format(ci[1])}]"
 
 
 def write_summary(out_dir: Path, summary: Mapping[str, Any]) -> None:

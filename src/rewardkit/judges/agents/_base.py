@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
 from rewardkit.judges._definition import JudgeDefinition
-from rewardkit.judges._usage import Usage
+from rewardkit.models._usage import Usage
 
 __all__ = [
     "AGENT_ENV",

@@ -30,8 +30,8 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from rewardkit.judges._definition import JudgeDefinition, McpServer
-from rewardkit.judges._usage import Usage
 from rewardkit.judges.agents._base import AgentReply, CliResult, Invocation, Prepared
+from rewardkit.models._usage import Usage
 
 __all__ = ["ClaudeCode"]
 

@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from rewardkit.judges._definition import JudgeDefinition, McpServer
-from rewardkit.judges._usage import Usage
 from rewardkit.judges.agents._base import (
     AgentReply,
     CliResult,
@@ -32,6 +31,7 @@ from rewardkit.judges.agents._base import (
     Prepared,
     SetupError,
 )
+from rewardkit.models._usage import Usage
 
 __all__ = ["Codex"]
 

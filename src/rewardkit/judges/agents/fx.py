@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from rewardkit.judges._definition import JudgeDefinition, McpServer
-from rewardkit.judges._usage import Usage
 from rewardkit.judges.agents._base import (
     AgentReply,
     CliResult,
@@ -31,6 +30,7 @@ from rewardkit.judges.agents._base import (
     Prepared,
     SetupError,
 )
+from rewardkit.models._usage import Usage
 
 __all__ = ["DEFAULT_MODEL", "Fx"]
 

@@ -20,12 +20,13 @@ LLM judges. Arguments are checked at load against each builtin's parameters.
 | `output/files_exist` | python | `paths` | every path is in `files` |
 | `output/file_contains` | python | `path`, `text` | the file holds `text` |
 | `output/file_matches_regex` | python | `path`, `pattern` | `re.search` finds it in the file |
-| `output/json_key_equals` | python | `path`, `key`, `expected` | the top-level key equals |
+| `output/json_key_equals` | python | `path`, `key`, `expected` (the case's answer) | the \
+top-level key equals |
 | `output/stdout_contains` | python | `text` | the transcript holds `text` |
 | `output/stdout_matches_regex` | python | `pattern` | `re.search` finds it in the transcript |
 | `output/exit_code_equals` | python | `code` (0) | the run's exit code |
-| `output/answer_matches` | python | `annotation` (expected), `path` | the stripped answer \
-(file, else stdout) equals the annotation |
+| `output/answer_matches` | python | `annotation` (expected, else ground_truth), \
+`path` | the stripped answer (file, else stdout) equals the annotation |
 
 `turn_budget`, `tool_called`, `tool_not_called` and `exit_code_equals` raise (an `error`
 outcome) when the case does not record their metadata.

@@ -1,6 +1,8 @@
 """`output/` builtins: the case's files, transcript, exit code and answer (rewardkit's own).
 
-Paths are keys of `outputs["files"]` (relative to the case directory or workspace).
+Paths are keys of `outputs["files"]` (relative to the case directory or workspace). A builtin
+that compares against a reference takes it from the case's annotations: the one named, else
+`expected`, else `ground_truth` (where an RL sample's `ground_truth` lands).
 """
 
 from __future__ import annotations
@@ -22,13 +24,18 @@ __all__ = [
     "stdout_matches_regex",
 ]
 
+_CASE: Any = object()
+"""`expected` not given: the case's expected answer."""
+
 
 def files_exist(outputs: Record, paths: list[str]) -> Verdict:
+    """Pass when every path in `paths` is among the case's files."""
     missing = [p for p in paths if p not in (outputs.get("files") or {})]
     return not missing, f"missing: {', '.join(missing)}" if missing else "all files present"
 
 
 def file_contains(outputs: Record, path: str, text: str) -> Verdict:
+    """Pass when the case file `path` contains `text`."""
     content = text_file(outputs, path)
     if content is None:
         return False, f"{path} not found (or not text)"
@@ -36,6 +43,7 @@ def file_contains(outputs: Record, path: str, text: str) -> Verdict:
 
 
 def file_matches_regex(outputs: Record, path: str, pattern: str) -> Verdict:
+    """Pass when `re.search(pattern)` finds a match in the case file `path`."""
     content = text_file(outputs, path)
     if content is None:
         return False, f"{path} not found (or not text)"
@@ -43,7 +51,13 @@ def file_matches_regex(outputs: Record, path: str, pattern: str) -> Verdict:
     return found, f"/{pattern}/ {'found' if found else 'not found'} in {path}"
 
 
-def json_key_equals(outputs: Record, path: str, key: str, expected: Any) -> Verdict:
+def json_key_equals(outputs: Record, path: str, key: str, expected: Any = _CASE) -> Verdict:
+    """Pass when the case file `path` is a JSON object whose top-level `key` equals `expected`
+    (default: the case's expected answer)."""
+    if expected is _CASE:
+        expected = _reference(outputs, None)
+        if expected is None:
+            return False, "no `expected` argument, and the case has no expected answer"
     content = text_file(outputs, path)
     try:
         data = json.loads(content) if content is not None else None
@@ -55,28 +69,42 @@ def json_key_equals(outputs: Record, path: str, key: str, expected: Any) -> Verd
 
 
 def stdout_contains(outputs: Record, text: str) -> Verdict:
+    """Pass when the transcript (`stdout`) contains `text`."""
     found = text in str(outputs.get("stdout") or "")
     return found, f"stdout {'contains' if found else 'lacks'} {text!r}"
 
 
 def stdout_matches_regex(outputs: Record, pattern: str) -> Verdict:
+    """Pass when `re.search(pattern)` finds a match in the transcript (`stdout`)."""
     found = re.search(pattern, str(outputs.get("stdout") or "")) is not None
     return found, f"/{pattern}/ {'found' if found else 'not found'} in stdout"
 
 
 def exit_code_equals(outputs: Record, code: int = 0) -> Verdict:
+    """Pass when the run's exit code is `code`; an error when not recorded."""
     actual = recorded(outputs, "exit_code", "run_result.json")
     return actual == code, f"exit code {actual!r}, expected {code}"
 
 
 def answer_matches(
-    outputs: Record, annotation: str = "expected", path: str | None = None
+    outputs: Record, annotation: str | None = None, path: str | None = None
 ) -> Verdict:
-    expected = (outputs.get("annotations") or {}).get(annotation)
+    """Pass when the stripped answer (file `path`, else `stdout`) equals that annotation
+    (default: `expected`, else `ground_truth`)."""
+    expected = _reference(outputs, annotation)
     if expected is None:
-        return False, f"annotation {annotation!r} is not set for this case"
+        named = repr(annotation) if annotation else "'expected' (nor 'ground_truth')"
+        return False, f"annotation {named} is not set for this case"
     actual = text_file(outputs, path) if path else outputs.get("stdout")
     if actual is None:
         return False, f"{path or 'stdout'} not found"
     same = str(actual).strip() == str(expected).strip()
     return same, "matches the expected answer" if same else "differs from the expected answer"
+
+
+def _reference(outputs: Record, annotation: str | None) -> Any:
+    """The named annotation; unnamed, `expected`, else `ground_truth`."""
+    annotations = outputs.get("annotations") or {}
+    if annotation:
+        return annotations.get(annotation)
+    return annotations.get("expected", annotations.get("ground_truth"))

@@ -1,16 +1,19 @@
-"""Sending chat-completion requests through LiteLLM: limited, retried, shared and cached.
+"""Sending chat-completion requests: limited, retried, shared and cached.
 
 One `ModelClient` serves a whole run. For every request it
 
-1. answers from the opt-in cache when it can (no model call, no wait for LiteLLM);
+1. answers from the opt-in cache when it can (no model call);
 2. joins an identical request already in flight instead of sending a second one;
-3. holds one permit of its model's limiter while a call is on the wire, so a run never has
+3. picks the provider (`_route`): OpenAI-compatible and Anthropic natively over one pooled
+   httpx client, every other model through LiteLLM; a required key that is missing fails
+   the request before any call, naming the variable;
+4. holds one permit of its model's limiter while a call is on the wire, so a run never has
    more than `max_concurrent` calls in flight per model, whatever the judges' modes;
-4. sends only what LiteLLM says the model supports: the JSON schema as `response_format`,
-   `reasoning_effort`, and each extra parameter (the rest is reported in `dropped`);
-5. retries transient failures within a `RetryPolicy`, and asks again (up to 3 calls) when
+5. sends only what the model supports (`_capabilities`): the JSON schema,
+   `reasoning_effort`, each extra parameter, images (the rest is reported in `dropped`);
+6. retries transient failures within a `RetryPolicy`, and asks again (up to 3 calls) when
    the caller's parser rejects a reply with `ValueError`;
-6. raises a `JudgeError` subclass once it gives up, never a provider exception.
+7. raises a `JudgeError` subclass once it gives up, never a provider exception.
 """
 
 from __future__ import annotations
@@ -23,31 +26,19 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 from typing import Any, TypeVar
 
-from rewardkit._errors import JudgeBadReply, JudgeError
-from rewardkit.judges import _litellm
-from rewardkit.judges._cache import ReplyCache
-from rewardkit.judges._request import (
-    Capabilities,
-    CompletionRequest,
-    CompletionResult,
-    capabilities,
-    litellm_kwargs,
-)
-from rewardkit.judges._retry import TRANSIENT, Failure, RetryPolicy, classify, judge_error, redact
-from rewardkit.judges._retry import retry_after as asked_wait
-from rewardkit.judges._usage import Usage
+from rewardkit._errors import JudgeAuthError, JudgeBadReply, JudgeError
+from rewardkit.models._cache import ReplyCache
+from rewardkit.models._http import Http
+from rewardkit.models._provider import Answer, Prepared, Provider
+from rewardkit.models._request import CompletionRequest, CompletionResult
+from rewardkit.models._retry import TRANSIENT, Failure, RetryPolicy, classify, judge_error, redact
+from rewardkit.models._retry import retry_after as asked_wait
+from rewardkit.models._route import Route, needs_litellm, route
+from rewardkit.models._usage import Usage
 
-__all__ = [
-    "ClientStats",
-    "CompletionRequest",
-    "CompletionResult",
-    "ModelClient",
-    "RetryPolicy",
-    "Usage",
-]
+__all__ = ["ClientStats", "ModelClient"]
 
 T = TypeVar("T")
 DEFAULT_RETRY = RetryPolicy()
@@ -89,8 +80,8 @@ class ModelClient:
         retry: how hard to retry; see `RetryPolicy`.
 
     Use it as `async with ModelClient(...) as client:`, or call `aclose()` before the loop
-    ends, so LiteLLM's HTTP sessions close with the loop that opened them (they close when
-    the last client that used them does).
+    ends, so its connections (and LiteLLM's sessions, when it was used) close with the loop
+    that opened them.
     """
 
     def __init__(
@@ -112,8 +103,7 @@ class ModelClient:
         self.stats = ClientStats()
         self._limiters: dict[str, asyncio.Semaphore] = {}
         self._inflight: dict[tuple[str, int], _Shared] = {}
-        self._capabilities: dict[str, Capabilities] = {}
-        self._holding = False
+        self._providers: dict[str, Provider] = {}
 
     async def __aenter__(self) -> ModelClient:
         return self
@@ -122,10 +112,34 @@ class ModelClient:
         await self.aclose()
 
     async def aclose(self) -> None:
-        """Let LiteLLM's HTTP sessions close once no open client uses them (idempotent)."""
-        if self._holding:
-            self._holding = False
-            await _litellm.users.release()
+        """Close the providers' connections (idempotent)."""
+        providers, self._providers = list(self._providers.values()), {}
+        for provider in providers:
+            await provider.aclose()
+
+    def _provider(self, name: str) -> Provider:
+        if name not in self._providers:
+            if name == "litellm":
+                from rewardkit.models._litellm_provider import LiteLLMProvider
+
+                self._providers[name] = LiteLLMProvider()
+            elif name == "anthropic":
+                from rewardkit.models._anthropic import AnthropicProvider
+
+                self._providers[name] = AnthropicProvider(self._http())
+            else:
+                from rewardkit.models._openai import OpenAIProvider
+
+                self._providers[name] = OpenAIProvider(self._http())
+        return self._providers[name]
+
+    def _http(self) -> Http:
+        """The one pooled HTTP client both native providers share."""
+        for provider in self._providers.values():
+            http = getattr(provider, "http", None)
+            if isinstance(http, Http):
+                return http
+        return Http()
 
     async def complete(
         self, request: CompletionRequest, *, parse: Callable[[str], T] | None = None
@@ -138,8 +152,10 @@ class ModelClient:
         call, and each caller parses the reply with its own parser.
 
         Raises:
-            JudgeError: a subclass saying why no reply was had (after retries).
-            ConfigError: LiteLLM is not installed (the message names the extra).
+            JudgeError: a subclass saying why no reply was had (after retries);
+                `JudgeAuthError` before any call when a required key is missing.
+            ConfigError: the model needs LiteLLM and it is not installed (the message
+                names the extra), or `REWARDKIT_TRANSPORT` is invalid.
         """
         started = time.perf_counter()
         cached = self._from_cache(request, parse)
@@ -217,20 +233,16 @@ class ModelClient:
 
     async def _call(self, request: CompletionRequest) -> _Reply:
         """One reply from the model, retrying transient failures within the policy."""
-        litellm = await _litellm.load()
-        if not self._holding:
-            self._holding = True
-            _litellm.users.hold()
-        caps = self._capabilities.get(request.model)
-        if caps is None:
-            caps = self._capabilities[request.model] = capabilities(litellm, request.model)
-        kwargs, dropped = litellm_kwargs(request, caps)
+        way = _route(request)
+        provider = self._provider(way.provider)
+        prepared = await provider.prepare(request, way)
+        secrets = (request.api_key or "", way.key or "")
         began = time.monotonic()
         attempts = timeouts = 0
         while True:
             attempts += 1
             try:
-                response = await self._send(litellm, kwargs, request)
+                answer = await self._send(provider, prepared, request)
             except Exception as exc:  # classified below; CancelledError is not caught
                 failure = classify(exc)
                 timeouts += failure == "timeout"
@@ -243,18 +255,17 @@ class ModelClient:
                         attempts=attempts,
                         elapsed=time.monotonic() - began,
                         timeout=request.timeout,
-                        secrets=(request.api_key or "",),
+                        secrets=secrets,
                         note=note,
                     ) from None
                 await asyncio.sleep(wait)
                 continue
-            usage = Usage.from_response(response, _cost(response))
-            return _Reply(_text(response), usage, attempts, dropped)
+            return _Reply(answer.text, answer.usage, attempts, prepared.dropped)
 
     async def _send(
-        self, litellm: ModuleType, kwargs: dict[str, Any], request: CompletionRequest
-    ) -> Any:
-        # LiteLLM's timeout bounds each socket operation; this one bounds the whole call.
+        self, provider: Provider, prepared: Prepared, request: CompletionRequest
+    ) -> Answer:
+        # The provider's timeout bounds each socket operation; this one bounds the whole call.
         limit = request.timeout * 1.05 + 0.25
         async with self._limiter(request.model):
             self.stats.calls += 1
@@ -262,7 +273,7 @@ class ModelClient:
             self.stats.max_in_flight = max(self.stats.max_in_flight, self.stats.in_flight)
             try:
                 async with asyncio.timeout(limit):
-                    return await litellm.acompletion(**kwargs)
+                    return await provider.send(prepared, request.timeout)
             finally:
                 self.stats.in_flight -= 1
 
@@ -294,19 +305,20 @@ class ModelClient:
         return wait, ""
 
 
-def _text(response: Any) -> str:
-    try:
-        content = response.choices[0].message.content
-    except (AttributeError, IndexError, TypeError):
-        return ""
-    return content if isinstance(content, str) else ""
-
-
-def _cost(response: Any) -> float | None:
-    """LiteLLM's own estimate (it prices every response it can; asking again costs ≈1 ms)."""
-    hidden = getattr(response, "_hidden_params", None)
-    cost = hidden.get("response_cost") if isinstance(hidden, dict) else None
-    return cost if isinstance(cost, int | float) and cost >= 0 else None
+def _route(request: CompletionRequest) -> Route:
+    """Where `request` goes; refuses before any call what cannot be sent."""
+    missing = needs_litellm(request.model, request.api_base)
+    if missing is not None:
+        raise missing
+    way = route(request.model, request.api_base, request.api_key)
+    if way.missing_key is not None:
+        raise JudgeAuthError(
+            f"{request.model}: no API key; set {way.missing_key} in the environment "
+            "(no call was made)",
+            model=request.model,
+            attempts=0,
+        )
+    return way
 
 
 def _ms(started: float) -> float:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rewardkit.judges._usage import Usage
+from rewardkit.models._usage import Usage
 
 __all__ = ["CachedReply", "ReplyCache"]
 

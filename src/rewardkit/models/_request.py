@@ -1,38 +1,30 @@
-"""A chat-completion request as data: its fields, its cache key, and what is sent for it.
+"""A chat-completion request as data: its fields, its cache key, and what a call returned.
 
-`CompletionRequest` holds what the caller wants; `litellm_kwargs` turns it into the
-arguments of `litellm.acompletion`, sending the JSON schema, `reasoning_effort` and each
-extra parameter only when LiteLLM says the model supports it (RewardKit always sends
-`reasoning_effort`, which makes gpt-4o and claude-3-5-haiku raise).
+`CompletionRequest` holds what the caller wants; each provider turns it into its own wire
+format, sending the JSON schema, `reasoning_effort` and each extra parameter only when the
+model supports them (see `_capabilities`; RewardKit always sends `reasoning_effort`, which
+makes gpt-4o and claude-3-5-haiku raise).
 """
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from types import ModuleType
 from typing import Any
 
-from rewardkit.judges import _litellm
-from rewardkit.judges._usage import Usage
+from rewardkit.models._usage import Usage
 
-__all__ = [
-    "Capabilities",
-    "CompletionRequest",
-    "CompletionResult",
-    "Message",
-    "capabilities",
-    "litellm_kwargs",
-]
+__all__ = ["FEATURES", "CompletionRequest", "CompletionResult", "Message"]
 
 Message = Mapping[str, Any]
 """One OpenAI-format chat message, e.g. `{"role": "user", "content": "..."}`."""
 
 KEY_FORMAT = "rewardkit-judge-request/1"
+FEATURES = ("images", "reasoning_effort", "response_format")
+"""What a request's `supports` may declare about its model."""
 _RESERVED = frozenset(
     {"model", "messages", "response_format", "reasoning_effort", "timeout", "api_key"}
     | {"api_base", "base_url", "max_retries", "num_retries", "stream"}
@@ -49,7 +41,8 @@ class CompletionRequest:
     """
 
     model: str
-    """A LiteLLM model name, e.g. `openai/gpt-4o` or `anthropic/claude-sonnet-4-5`."""
+    """`provider/model` as LiteLLM spells it, e.g. `openai/gpt-4o` or
+    `anthropic/claude-sonnet-4-5`."""
     messages: Sequence[Message]
     """OpenAI-format messages (stored as a tuple)."""
     schema: Mapping[str, Any] | None = None
@@ -57,12 +50,15 @@ class CompletionRequest:
     timeout: float = 300.0
     """Seconds one call may take."""
     reasoning_effort: str | None = None
-    """Sent only when set and LiteLLM says the model supports it."""
+    """Sent only when set and the model supports it."""
     api_base: str | None = None
     api_key: str | None = None
     """Never part of `key()`, a repr, a message or a cache file."""
     params: Mapping[str, Any] = field(default_factory=dict)
     """Further parameters (`temperature`, `max_tokens`, ...), each sent if supported."""
+    supports: Mapping[str, bool] = field(default_factory=dict)
+    """Overrides of the capability table for this model, e.g. `{"response_format": True}`
+    (keys: `FEATURES`)."""
     sample: int = 0
     """Which of a judge's repeated samples this is: samples are distinct requests, never
     shared or answered from one another's cache entry."""
@@ -84,6 +80,12 @@ class CompletionRequest:
             raise ValueError(
                 f"CompletionRequest.params may not set {', '.join(reserved)}: "
                 "use the request's own fields"
+            )
+        unknown = sorted(set(self.supports) - set(FEATURES))
+        if unknown or not all(isinstance(v, bool) for v in self.supports.values()):
+            raise ValueError(
+                f"CompletionRequest.supports must map {', '.join(FEATURES)} to true or false "
+                f"(got {dict(self.supports)!r})"
             )
         object.__setattr__(self, "messages", messages)
         object.__setattr__(self, "_key", _digest(self))
@@ -111,6 +113,8 @@ def _digest(request: CompletionRequest) -> str:
         "params": request.params,
         "sample": request.sample,
     }
+    if request.supports:  # only when set, so keys of requests without it stay as they were
+        document["supports"] = dict(request.supports)
     try:
         text = json.dumps(
             document, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
@@ -139,65 +143,4 @@ class CompletionResult:
     """The reply came from an identical request that was already in flight."""
     duration_ms: float = 0.0
     dropped: tuple[str, ...] = ()
-    """Requested parameters not sent because LiteLLM says the model does not support them."""
-
-
-@dataclass(frozen=True)
-class Capabilities:
-    """What LiteLLM says one model accepts."""
-
-    schema: bool
-    """A JSON-schema `response_format`."""
-    reasoning: bool
-    """`reasoning_effort`."""
-    params: frozenset[str] | None
-    """The OpenAI parameters it maps, or `None` when LiteLLM cannot say (all are sent)."""
-
-
-def capabilities(litellm: ModuleType, model: str) -> Capabilities:
-    """Ask LiteLLM (from its local model map, no network) what `model` accepts."""
-    return Capabilities(
-        schema=_litellm.supports_response_schema(litellm, model),
-        reasoning=_litellm.supports_reasoning(litellm, model),
-        params=_litellm.supported_params(litellm, model),
-    )
-
-
-def litellm_kwargs(
-    request: CompletionRequest, caps: Capabilities
-) -> tuple[dict[str, Any], tuple[str, ...]]:
-    """The arguments of `litellm.acompletion` for `request`, and the names left out."""
-    kwargs: dict[str, Any] = {
-        "model": request.model,
-        "messages": copy.deepcopy(list(request.messages)),
-        "timeout": request.timeout,
-        "max_retries": 0,  # ours are the only retries, so counts and budgets hold
-    }
-    if request.api_base is not None:
-        kwargs["api_base"] = request.api_base
-    if request.api_key is not None:
-        kwargs["api_key"] = request.api_key
-    dropped: list[str] = []
-    if request.schema is not None:
-        if caps.schema:
-            kwargs["response_format"] = {
-                "type": "json_schema",
-                "json_schema": {
-                    "name": "judge_response",
-                    "schema": copy.deepcopy(dict(request.schema)),
-                    "strict": True,
-                },
-            }
-        else:
-            dropped.append("response_format")
-    if request.reasoning_effort is not None:
-        if caps.reasoning:
-            kwargs["reasoning_effort"] = request.reasoning_effort
-        else:
-            dropped.append("reasoning_effort")
-    for name, value in request.params.items():
-        if caps.params is None or name in caps.params:
-            kwargs[name] = copy.deepcopy(value)
-        else:
-            dropped.append(name)
-    return kwargs, tuple(dropped)
+    """Requested parameters (or `images`) not sent because the model does not support them."""

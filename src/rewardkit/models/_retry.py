@@ -3,8 +3,8 @@
 Transient failures (429, 5xx, connection resets, timeouts) are retried with exponential
 backoff and jitter, honouring a provider's `Retry-After`, within `RetryPolicy`'s attempt
 counts and time budget. Permanent ones (401/403, 400/404/422) are not retried at all. The
-provider's exception is classified by its HTTP status and class names, so nothing here
-imports LiteLLM.
+provider's exception (our native providers' `ProviderError`, LiteLLM's, the OpenAI SDK's) is
+classified by its HTTP status and class names, so nothing here imports LiteLLM.
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ class RetryPolicy:
 
 
 def classify(exc: BaseException) -> Failure:
-    """The kind of failure a LiteLLM (or OpenAI SDK, or asyncio) exception stands for."""
+    """The kind of failure a provider (or LiteLLM, or asyncio) exception stands for."""
     names = {cls.__name__ for cls in type(exc).__mro__}
     status = status_of(exc)
     if isinstance(exc, TimeoutError) or names & {"Timeout", "APITimeoutError"} or status == 408:
@@ -116,7 +116,9 @@ def status_of(exc: BaseException) -> int | None:
 
 def retry_after(exc: BaseException) -> float | None:
     """Seconds the provider asked to wait (`retry-after-ms` or `Retry-After`), if it did."""
-    headers: Any = getattr(exc, "litellm_response_headers", None)
+    headers: Any = getattr(exc, "headers", None)
+    if headers is None:
+        headers = getattr(exc, "litellm_response_headers", None)
     if headers is None:
         headers = getattr(getattr(exc, "response", None), "headers", None)
     if not isinstance(headers, Mapping) and not callable(getattr(headers, "get", None)):

@@ -1,6 +1,7 @@
-"""Loading LiteLLM off the critical path, asking it what a model supports, and leaving fast.
+"""Loading LiteLLM off the critical path, and leaving fast once it was loaded.
 
-`import litellm` takes 3 to 9 s of CPU here and its interpreter shutdown another 1.5 s, both
+Only models without a native provider (see `_route`) load it. `import litellm` takes 3 to
+9 s of CPU here and its interpreter shutdown another 1.5 s, both
 far longer than a whole programmatic run. So:
 
 - `start_loading()` begins the import in a daemon thread; call it the moment a judge is
@@ -28,37 +29,30 @@ import concurrent.futures
 import contextlib
 import gc
 import importlib
-import importlib.util
 import logging
 import os
 import sys
 import threading
 import time
-from collections.abc import Callable
-from pathlib import Path
+from collections.abc import Callable, Iterable
 from types import ModuleType
 from typing import Any, NoReturn
 
 from rewardkit._errors import ConfigError, JudgeError
+from rewardkit.models._route import INSTALL_HINT, litellm_available, route
 
 __all__ = [
-    "INSTALL_HINT",
     "Loader",
     "close_clients",
     "exit_now",
-    "litellm_available",
     "litellm_loader",
     "load",
+    "preload",
     "prepare_exit",
-    "require_litellm",
     "start_loading",
-    "supported_params",
-    "supports_reasoning",
-    "supports_response_schema",
     "users",
 ]
 
-INSTALL_HINT = "pip install 'rewardkit[llm]'"
 _ENV_DEFAULTS = {"LITELLM_LOCAL_MODEL_COST_MAP": "True"}
 _LOGGERS = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "litellm")
 
@@ -186,61 +180,6 @@ def litellm_loader() -> Loader:
     return _LITELLM
 
 
-def litellm_available() -> bool:
-    """Whether LiteLLM is installed, answered without importing it."""
-    return "litellm" in sys.modules or importlib.util.find_spec("litellm") is not None
-
-
-def require_litellm(source: Path | str | None = None) -> None:
-    """Raise a `ConfigError` naming `source` and the extra when LiteLLM is not installed.
-
-    Call it while building a plan, so a judge TOML fails before any model call is made.
-    """
-    if not litellm_available():
-        raise ConfigError(
-            f"LLM judges need LiteLLM, which is not installed. Install it with: {INSTALL_HINT}",
-            path=source,
-        )
-
-
-def supports_response_schema(litellm: ModuleType, model: str) -> bool:
-    """Whether LiteLLM says `model` takes a JSON-schema `response_format`."""
-    return _ask(litellm, "supports_response_schema", model) and _param_ok(
-        litellm, model, "response_format"
-    )
-
-
-def supports_reasoning(litellm: ModuleType, model: str) -> bool:
-    """Whether LiteLLM says `model` reasons and accepts `reasoning_effort`."""
-    return _ask(litellm, "supports_reasoning", model) and _param_ok(
-        litellm, model, "reasoning_effort"
-    )
-
-
-def supported_params(litellm: ModuleType, model: str) -> frozenset[str] | None:
-    """The OpenAI parameters LiteLLM maps for `model`, or `None` when it cannot say."""
-    try:
-        provider = litellm.get_llm_provider(model=model)
-        params = litellm.get_supported_openai_params(
-            model=provider[0], custom_llm_provider=provider[1]
-        )
-    except Exception:  # an unmapped model or provider: LiteLLM cannot say
-        return None
-    return frozenset(params) if isinstance(params, list) else None
-
-
-def _ask(litellm: ModuleType, function: str, model: str) -> bool:
-    try:
-        return bool(getattr(litellm, function)(model=model))
-    except Exception:  # LiteLLM raises for models missing from its map: "not supported"
-        return False
-
-
-def _param_ok(litellm: ModuleType, model: str, param: str) -> bool:
-    params = supported_params(litellm, model)
-    return params is None or param in params
-
-
 async def close_clients() -> None:
     """Close LiteLLM's cached HTTP sessions and forget them, if LiteLLM is loaded.
 
@@ -306,3 +245,17 @@ def exit_now(code: int = 0) -> NoReturn:
             stream.flush()
     logging.shutdown()
     os._exit(code)
+
+
+def preload(models: Iterable[str]) -> None:
+    """Begin importing LiteLLM in the background when one of `models` is sent through it
+    (and it is installed); native models never load it."""
+    api_base = os.environ.get("REWARDKIT_API_BASE") or None
+    for model in models:
+        try:
+            through = route(model, api_base).provider
+        except ConfigError:  # reported by the call itself, naming the judge
+            continue
+        if through == "litellm" and litellm_available():
+            start_loading()
+            return

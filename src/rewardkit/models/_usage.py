@@ -12,7 +12,7 @@ __all__ = ["Usage"]
 
 @dataclass(frozen=True, kw_only=True)
 class Usage:
-    """Tokens (and cost, when LiteLLM knows the model's prices) spent on model calls.
+    """Tokens (and cost, when it is known) spent on model calls.
 
     Usages add up, so a criterion's usage is the sum over its attempts and a reward's the
     sum over its criteria:
@@ -32,7 +32,8 @@ class Usage:
     reasoning_output_tokens: int = 0
     """Output tokens spent on hidden reasoning, when the provider reports them."""
     cost_usd: float | None = None
-    """LiteLLM's cost estimate; `None` when it has no prices for the model."""
+    """The provider's reported cost (OpenRouter, a LiteLLM proxy) or LiteLLM's estimate;
+    `None` when neither is known."""
 
     def __add__(self, other: Usage) -> Usage:
         counts = {
@@ -73,6 +74,41 @@ class Usage:
             reasoning_output_tokens=_count(getattr(completion, "reasoning_tokens", 0)),
             cost_usd=_cost(cost),
         )
+
+    @classmethod
+    def from_openai(cls, usage: Any, cost: float | None = None) -> Usage:
+        """Read a chat-completions JSON `usage` object (absent or malformed: zeros)."""
+        data = usage if isinstance(usage, dict) else {}
+        prompt = data.get("prompt_tokens_details")
+        completion = data.get("completion_tokens_details")
+        reported = data.get("cost")  # OpenRouter reports the price it charged
+        return cls(
+            input_tokens=_count(data.get("prompt_tokens")),
+            output_tokens=_count(data.get("completion_tokens")),
+            total_tokens=_count(data.get("total_tokens")),
+            cache_read_input_tokens=_count(_get(prompt, "cached_tokens")),
+            reasoning_output_tokens=_count(_get(completion, "reasoning_tokens")),
+            cost_usd=_cost(cost if cost is not None else reported),
+        )
+
+    @classmethod
+    def from_anthropic(cls, usage: Any) -> Usage:
+        """Read a Messages API JSON `usage` object; input counts cached tokens too."""
+        data = usage if isinstance(usage, dict) else {}
+        fresh, out = _count(data.get("input_tokens")), _count(data.get("output_tokens"))
+        read = _count(data.get("cache_read_input_tokens"))
+        written = _count(data.get("cache_creation_input_tokens"))
+        return cls(
+            input_tokens=fresh + read + written,
+            output_tokens=out,
+            total_tokens=fresh + read + written + out,
+            cache_read_input_tokens=read,
+            cache_creation_input_tokens=written,
+        )
+
+
+def _get(data: Any, key: str) -> Any:
+    return data.get(key) if isinstance(data, dict) else None
 
 
 def _count(value: Any) -> int:

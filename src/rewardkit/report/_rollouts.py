@@ -1,0 +1,55 @@
+"""Completion lengths from the rollouts file a results file was scored from (joined by `id`)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from rewardkit._errors import UntrustedInputError
+from rewardkit._untrusted import loads_json
+from rewardkit.report._load import MAX_RESULTS_BYTES, lines
+from rewardkit.report._run import Problem, Run
+
+__all__ = ["completion_length", "with_lengths"]
+
+
+def completion_length(sample: object) -> int | None:
+    """The characters of a rollout's `completion`, else of its last assistant message.
+
+    >>> completion_length({"messages": [{"role": "assistant", "content": "four"}]})
+    4
+    """
+    if not isinstance(sample, dict):
+        return None
+    completion = sample.get("completion")
+    if isinstance(completion, str):
+        return len(completion)
+    messages = completion if isinstance(completion, list) else sample.get("messages")
+    if isinstance(messages, list):
+        for message in reversed(messages):
+            if isinstance(message, dict) and message.get("role") == "assistant":
+                content = message.get("content")
+                return len(content) if isinstance(content, str) else None
+    return None
+
+
+def with_lengths(run: Run, rollouts: Path) -> Run:
+    """`run` with each case's `length` from the rollout of the same id (default: line number)."""
+    found: dict[str, int] = {}
+    try:
+        for number, line in lines(rollouts, cap=MAX_RESULTS_BYTES):
+            try:
+                sample = loads_json(line, f"{rollouts}:{number}")
+            except ValueError:
+                continue  # `rewardkit score` reported it already
+            length = completion_length(sample)
+            if length is not None:
+                key = sample.get("id", number) if isinstance(sample, dict) else number
+                found[str(key)] = length
+    except (OSError, UntrustedInputError) as exc:
+        run.problems.append(Problem(file=str(rollouts), message=str(exc)))
+        return run
+    cases = [replace(c, length=found.get(c.id, c.length)) for c in run.cases]
+    return Run(
+        kind=run.kind, source=run.source, cases=cases, problems=run.problems, formula=run.formula
+    )
