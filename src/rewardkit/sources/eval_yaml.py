@@ -22,7 +22,8 @@ from typing import Any
 from rewardkit._errors import ConfigError, did_you_mean, raise_all
 from rewardkit.compose import JudgeInfo, RewardBlock, parse_reward_block
 from rewardkit.judges import EvalJudge
-from rewardkit.sources._eval_judges import JudgeContext, parse_judge
+from rewardkit.sources._eval_judges import parse_judge
+from rewardkit.sources._judge_fields import JudgeContext
 
 __all__ = ["EvalSuite", "load_suite"]
 

@@ -1,0 +1,211 @@
+"""The LLM and agent fields of an eval.yaml judge, resolved where the harness resolves them.
+
+`prompt_file`, `context` files and `agent.context` come from the project root (the working
+directory), falling back to the eval.yaml's directory; `model` defaults to `models.judge`;
+`agent.runner` is a mapping like the top-level `runner` (a bare name works too); a prompt
+template that does not parse fails at load.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rewardkit._errors import ConfigError, did_you_mean
+
+__all__ = ["LLM_FIELDS", "JudgeContext", "Problems", "check_template", "llm_config"]
+
+LLM_FIELDS = ("llm_rubric", "prompt", "prompt_file")
+
+
+@dataclass(frozen=True)
+class JudgeContext:
+    """What judges resolve against: the project root, `models.judge`, `execution.steps` ids."""
+
+    root: Path
+    judge_model: str | None = None
+    steps: frozenset[str] = frozenset()
+
+
+class Problems:
+    """Collects the errors of one judge, each located as `eval.yaml: judges[i] 'name'`."""
+
+    def __init__(self, path: Path, key: str, errors: list[ConfigError]) -> None:
+        self.path, self.key, self.errors = path, key, errors
+
+    def add(self, message: str, field: str | None = None) -> None:
+        key = f"{self.key}.{field}" if field else self.key
+        self.errors.append(ConfigError(message, path=self.path, key=key))
+
+
+def _project_file(name: str, path: Path, context: JudgeContext) -> Path | None:
+    """A file the eval author names: from the project root, else beside the eval.yaml."""
+    for base in dict.fromkeys((context.root, path.parent)):
+        candidate = (base / name).resolve()
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def llm_config(
+    item: Mapping[str, Any], path: Path, context: JudgeContext, problems: Problems
+) -> dict[str, Any]:
+    """Validate the LLM / agent fields now, so a typo fails at load, not when they run.
+
+    Returns the fields resolved: `prompt_file` as an absolute path, `context` files read into
+    the text the harness appends, `model` defaulted from `models.judge`.
+    """
+    resolved: dict[str, Any] = {}
+    for key in ("llm_rubric", "prompt", "model"):
+        if key in item and not isinstance(item[key], str):
+            problems.add(f"must be a string (got {item[key]!r})", key)
+    if not item.get("model") and context.judge_model:
+        resolved["model"] = context.judge_model
+    if "prompt_file" in item:
+        target = item["prompt_file"]
+        found = _project_file(target, path, context) if isinstance(target, str) else None
+        if found is None:
+            problems.add(
+                f"file not found (got {target!r}; looked in {context.root} and {path.parent})",
+                "prompt_file",
+            )
+        else:
+            resolved["prompt_file"] = str(found)
+    if "context" in item:
+        resolved["context"] = _context(item["context"], path, context, problems)
+    if "agent" in item and not isinstance(item["agent"], dict):
+        problems.add(
+            f"must be a mapping, e.g. {{runner: {{type: claude-code}}}} (got {item['agent']!r})",
+            "agent",
+        )
+    elif "agent" in item:
+        resolved["agent"] = _agent_fields(item["agent"], problems)
+        if isinstance(item["agent"].get("context"), list):
+            resolved["agent"]["context"] = _staged_context(
+                item["agent"]["context"], path, context, problems
+            )
+    return resolved
+
+
+def _staged_context(
+    raw: list[Any], path: Path, context: JudgeContext, problems: Problems
+) -> list[str]:
+    """`agent.context`: files and directories the agent judge finds under `./.context/`."""
+    found: list[str] = []
+    for name in raw:
+        target = None
+        if isinstance(name, str):
+            target = next(
+                (base / name for base in (context.root, path.parent) if (base / name).exists()),
+                None,
+            )
+        if target is None:  # as the harness: left out, the judge still runs
+            where = f"{context.root} and {path.parent}"
+            message = f"{path}: {problems.key}.agent.context: {name!r} not in {where}; skipped"
+            warnings.warn(message, stacklevel=5)
+        else:
+            found.append(str(target.resolve()))
+    return found
+
+
+def _context(raw: Any, path: Path, context: JudgeContext, problems: Problems) -> str:
+    """`context:` as the text appended to the prompt.
+
+    A list names files (the harness's form): each found one is appended under a `## Context:`
+    heading; a missing one is skipped, as in the harness. A string is the text itself.
+    """
+    if isinstance(raw, str):
+        return raw
+    if not isinstance(raw, list) or not all(isinstance(f, str) for f in raw):
+        problems.add(f"must be a list of file paths (got {raw!r})", "context")
+        return ""
+    parts = []
+    for name in raw:
+        found = _project_file(name, path, context)
+        if found is None:
+            message = f"{path}: {problems.key}.context: {name!r} not found; skipped"
+            warnings.warn(message, stacklevel=5)
+            continue
+        parts.append(f"## Context: {found.name}\n\n{found.read_text(encoding='utf-8')}")
+    return "\n\n".join(parts)
+
+
+_AGENT_FIELDS = ("runner", "allowed_tools", "context", "inputs", "timeout", "max_budget_usd")
+_RUNNERS = ("claude-code", "codex")
+_RUNNER_FIELDS = (
+    "type", "command", "workspace_mode", "settings", "plugin_dirs", "env", "system_prompt",
+    "effort", "permission_mode",
+)  # fmt: skip
+
+
+def _agent_fields(agent: Mapping[str, Any], problems: Problems) -> dict[str, Any]:
+    """The `agent:` block, its `runner` normalized to the runner's name.
+
+    `runner` is a mapping in the harness (`{type: claude-code, effort: high}`); the plain
+    name (`runner: codex`) is accepted too. `runner.effort` is kept for the runner.
+    """
+    for key in agent:
+        if key not in _AGENT_FIELDS:
+            hint = did_you_mean(str(key), _AGENT_FIELDS)
+            problems.add(f"unknown key {key!r}; valid: {', '.join(_AGENT_FIELDS)}.{hint}", "agent")
+    result = dict(agent)
+    runner = agent.get("runner") or {}
+    if isinstance(runner, dict):
+        for key in runner:
+            if key not in _RUNNER_FIELDS:
+                hint = did_you_mean(str(key), _RUNNER_FIELDS)
+                problems.add(
+                    f"unknown key {key!r}; valid: {', '.join(_RUNNER_FIELDS)}.{hint}",
+                    "agent.runner",
+                )
+        if runner.get("workspace_mode") is not None:
+            problems.add(
+                "an agent judge always works on a read-only staged copy of the case; drop "
+                "workspace_mode",
+                "agent.runner.workspace_mode",
+            )
+        if runner.get("effort") is not None:
+            result["effort"] = runner["effort"]
+        runner = runner.get("type", "claude-code")
+    if runner not in _RUNNERS:
+        problems.add(
+            f"must be one of {', '.join(_RUNNERS)} (got {runner!r})."
+            + did_you_mean(str(runner), _RUNNERS),
+            "agent.runner",
+        )
+    result["runner"] = runner
+    timeout = agent.get("timeout")
+    if timeout is not None and (
+        isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0
+    ):
+        problems.add(f"must be a positive number of seconds (got {timeout!r})", "agent.timeout")
+    tools = agent.get("allowed_tools")
+    if tools is not None and (
+        not isinstance(tools, list) or not all(isinstance(t, str) for t in tools)
+    ):
+        problems.add(
+            f"must be a list of tool names, e.g. [Read, Grep] (got {tools!r})",
+            "agent.allowed_tools",
+        )
+    if "context" in agent and not isinstance(agent["context"], str | list):
+        got = agent["context"]
+        problems.add(f"must be a string or a list of paths (got {got!r})", "agent.context")
+    return result
+
+
+def check_template(config: Mapping[str, Any], path: Path, problems: Problems) -> None:
+    """A prompt template that does not parse fails at load (the field or file, and the line)."""
+    if not any(config.get(f) for f in LLM_FIELDS):
+        return
+    from rewardkit.judges._eval_llm import template_text
+    from rewardkit.judges._template import TemplateError, check
+
+    try:
+        check(*template_text(config, path.parent, ""))
+    except OSError:
+        return  # an unreadable prompt_file is reported by `_llm_config`
+    except TemplateError as exc:
+        problems.add(f"template syntax error: {exc}")
