@@ -307,7 +307,7 @@ def test_keys_for_parts_rewardkit_does_not_run_are_accepted_and_listed(tmp_path:
     """
     suite, caught = load(tmp_path, text)
     assert not caught
-    assert suite.not_used == ("execution", "runner", "mlflow", "traces", "hooks", "skill", "matrix")
+    assert suite.not_used == ("execution", "runner", "mlflow", "hooks", "skill", "matrix")
     assert "not used by rewardkit (agent execution etc.): execution, runner" in describe_suite(
         suite
     )
@@ -334,3 +334,33 @@ def test_an_undeclared_name_in_a_formula_loads_with_a_warning(tmp_path: Path) ->
     suite, caught = load(tmp_path, text)
     assert suite.reward is not None
     assert any("'qualty', which is not a declared judge" in m for m in caught)
+
+
+# --- traces: reference/config/traces.md, reference/runs-directory.md ----------------------
+
+
+def test_traces_gate_what_the_record_loads(tmp_path: Path) -> None:
+    from rewardkit.sources._cases import Layout, case_record
+
+    suite, caught = load(tmp_path, "traces: {stdout: false, metrics: false}\n")
+    assert suite.traces == {"stderr", "events"} and not caught
+    assert "traces" not in suite.not_used
+    case = tmp_path / "c1"
+    case.mkdir()
+    (case / "stdout.log").write_text("the agent said things")
+    (case / "stderr.log").write_text("warning")
+    (case / "run_result.json").write_text('{"cost_usd": 0.5, "num_turns": 3}')
+    (case / "events.json").write_text("[]")
+    record = case_record(case, layout=Layout(traces=suite.traces))
+    assert record["stdout"] is None and record["stderr"] == "warning"
+    assert "cost_usd" not in record and "num_turns" not in record
+    full = case_record(case)
+    assert full["stdout"] == "the agent said things" and full["cost_usd"] == 0.5
+
+
+@pytest.mark.parametrize(
+    ("traces", "fragment"),
+    [("{stdot: false}", "traces.stdot: unknown key"), ("{events: 0}", "must be true or false")],
+)
+def test_bad_traces(tmp_path: Path, traces: str, fragment: str) -> None:
+    assert fragment in error(tmp_path, f"traces: {traces}\n")

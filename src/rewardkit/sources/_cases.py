@@ -73,6 +73,9 @@ class Layout:
     """eval.yaml's `outputs[].path`: when any, `files` holds only these and `_modified/`."""
     tools: tuple[str, ...] = ()
     """eval.yaml's `outputs[].tool`: `tool_calls` lists the matching calls in `events`."""
+    traces: frozenset[str] = frozenset(("stdout", "stderr", "events", "metrics"))
+    """eval.yaml's `traces:`: the run data loaded into the record (a part left out is absent,
+    as if the run had not captured it)."""
 
 
 MERGED = Layout()
@@ -111,7 +114,7 @@ def case_record(
         **_outputs(case_dir, layout, skip),
     }
     for stream in ("stdout", "stderr"):
-        data = _logged(case_dir, layout.run, f"{stream}.log")
+        data = _logged(case_dir, layout.run, f"{stream}.log") if stream in layout.traces else None
         record[stream] = None if data is None else data.decode("utf-8", "replace")
     hooks = yaml_mapping(case_dir, "hook_outputs.yaml")
     if hooks is not None:
@@ -222,8 +225,9 @@ def _metadata(case_dir: Path, case_id: str, layout: Layout, stdout: str | None) 
     else:
         own = json_file(case_dir, "run_result.json")
         metrics = own if isinstance(own, dict) else {}
-    record.update({k: metrics[k] for k in METRICS if metrics.get(k) is not None})
-    events = _events(case_dir, layout.run)
+    if "metrics" in layout.traces:
+        record.update({k: metrics[k] for k in METRICS if metrics.get(k) is not None})
+    events = _events(case_dir, layout.run) if "events" in layout.traces else []
     record["events"] = events
     listed = _listed(case_dir)
     if "conversation" not in listed:

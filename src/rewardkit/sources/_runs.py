@@ -56,7 +56,7 @@ def find_cases(suite: EvalSuite, cases: Path | None) -> tuple[list[Path], Layout
         _check_dataset(dataset, dirs, suite.path)
     paths = tuple(str(o["path"]) for o in suite.outputs if o.get("path"))
     tools = tuple(str(o["tool"]) for o in suite.outputs if o.get("tool"))
-    return dirs, Layout(dataset=dataset, run=run, outputs=paths, tools=tools)
+    return dirs, Layout(dataset=dataset, run=run, outputs=paths, tools=tools, traces=suite.traces)
 
 
 def _check_dataset(dataset: Path, dirs: list[Path], eval_yaml: Path) -> None:

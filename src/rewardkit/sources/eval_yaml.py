@@ -28,17 +28,18 @@ from rewardkit.sources._judge_fields import JudgeContext
 __all__ = ["EvalSuite", "load_suite"]
 
 USED_KEYS = (
-    "name", "description", "title", "models", "dataset", "outputs", "judges", "thresholds",
-    "reward",
+    "name", "description", "title", "models", "dataset", "outputs", "traces", "judges",
+    "thresholds", "reward",
 )  # fmt: skip
 NOT_USED_KEYS = (
-    "execution", "runner", "permissions", "mlflow", "generation", "inputs", "traces", "hooks",
-    "skill", "matrix", "version",
+    "execution", "runner", "permissions", "mlflow", "generation", "inputs", "hooks", "skill",
+    "matrix", "version",
 )  # fmt: skip
 """Harness keys for agent execution, tracking, generation, hooks and ANOVA: accepted, not run."""
 HARNESS_KEYS = USED_KEYS + NOT_USED_KEYS
 THRESHOLD_KEYS = ("min_mean", "min_pass_rate", "max_error_rate", "min_win_rate")
 RESERVED_NAMES = ("reward",)
+TRACES = frozenset(("stdout", "stderr", "events", "metrics"))
 PAIRWISE = "pairwise"
 """The harness's reserved judge name: it configures `--baseline` comparisons, not a column."""
 
@@ -62,6 +63,9 @@ class EvalSuite:
     """The declared `outputs:` entries (`path` or `tool`, `schema`, `batch_pattern`, ...)."""
     not_used: tuple[str, ...] = ()
     """Top-level keys present that configure parts rewardkit does not run."""
+    traces: frozenset[str] = TRACES
+    """The parts of a run judges see (`traces:`; all by default): `stdout`, `stderr`,
+    `events`, `metrics`."""
 
     @property
     def judge_info(self) -> dict[str, JudgeInfo]:
@@ -112,6 +116,7 @@ def load_suite(path: str | Path) -> EvalSuite:
         judge_model=context.judge_model,
         outputs=_outputs(data.get("outputs"), path, errors),
         not_used=tuple(k for k in NOT_USED_KEYS if k in data),
+        traces=_traces(data.get("traces"), path, errors),
     )
     raise_all(errors)
     return suite
@@ -181,6 +186,35 @@ def _judges(
         seen.add(judge.name)
         judges.append(judge)
     return judges, pairwise
+
+
+def _traces(raw: Any, path: Path, errors: list[ConfigError]) -> frozenset[str]:
+    """`traces: {stdout, stderr, events, metrics}` (each true unless set false): which run
+    data is loaded into the judges' record, as in the harness."""
+    if raw is None:
+        return TRACES
+    if not isinstance(raw, dict):
+        errors.append(
+            ConfigError("must be a mapping, e.g. {stdout: false}", path=path, key="traces")
+        )
+        return TRACES
+    for key, value in raw.items():
+        if key not in TRACES:
+            hint = did_you_mean(str(key), TRACES)
+            errors.append(
+                ConfigError(
+                    f"unknown key; valid: {', '.join(sorted(TRACES))}.{hint}",
+                    path=path,
+                    key=f"traces.{key}",
+                )
+            )
+        elif not isinstance(value, bool):
+            errors.append(
+                ConfigError(
+                    f"must be true or false (got {value!r})", path=path, key=f"traces.{key}"
+                )
+            )
+    return frozenset(k for k in TRACES if raw.get(k, True) is not False)
 
 
 def _declared(raw: Any) -> dict[str, JudgeInfo]:
