@@ -343,7 +343,8 @@ def test_traces_gate_what_the_record_loads(tmp_path: Path) -> None:
     from rewardkit.sources._cases import Layout, case_record
 
     suite, caught = load(tmp_path, "traces: {stdout: false, metrics: false}\n")
-    assert suite.traces == {"stderr", "events"} and not caught
+    assert suite.traces == {"stderr", "events"}
+    assert not caught
     assert "traces" not in suite.not_used
     case = tmp_path / "c1"
     case.mkdir()
@@ -352,10 +353,13 @@ def test_traces_gate_what_the_record_loads(tmp_path: Path) -> None:
     (case / "run_result.json").write_text('{"cost_usd": 0.5, "num_turns": 3}')
     (case / "events.json").write_text("[]")
     record = case_record(case, layout=Layout(traces=suite.traces))
-    assert record["stdout"] is None and record["stderr"] == "warning"
-    assert "cost_usd" not in record and "num_turns" not in record
+    assert record["stdout"] is None
+    assert record["stderr"] == "warning"
+    assert "cost_usd" not in record
+    assert "num_turns" not in record
     full = case_record(case)
-    assert full["stdout"] == "the agent said things" and full["cost_usd"] == 0.5
+    assert full["stdout"] == "the agent said things"
+    assert full["cost_usd"] == 0.5
 
 
 @pytest.mark.parametrize(
