@@ -39,3 +39,11 @@ def busy(messages: list[dict[str, Any]], ground_truth: Any = None, **kwargs: Any
 @rk.reward_function
 def has_ok_txt(messages: list[dict[str, Any]], workspace: Path, **kwargs: Any) -> bool:
     return (workspace / "ok.txt").is_file()
+
+
+@rk.reward_function
+def fails_on_boom(messages: list[dict[str, Any]], **kwargs: Any) -> float:
+    """Raises on "boom": how it counts is the scorer's `on_error`."""
+    if messages[-1]["content"] == "boom":
+        raise ValueError("boom")
+    return 1.0

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from serve_rewards import exact, has_ok_txt, slow
+from serve_rewards import exact, fails_on_boom, has_ok_txt, slow
 
 import rewardkit as rk
 from rewardkit.server import create_app
@@ -399,3 +399,13 @@ def test_openapi_schema_lists_the_endpoints(client: TestClient) -> None:
 def test_bad_limits_raise_config_error(kwargs: dict[str, Any], message: str) -> None:
     with pytest.raises(rk.ConfigError, match=re.escape(message)):
         create_app(rk.load([exact]), **kwargs)
+
+
+@pytest.mark.parametrize(("on_error", "valid"), [("fail", False), ("zero", True)])
+def test_the_scoring_processes_keep_the_scorers_on_error(on_error: str, valid: bool) -> None:
+    scorer = rk.load([exact, fails_on_boom], max_concurrent=1, on_error=on_error)
+    with TestClient(create_app(scorer)) as client:
+        sample = {"completion": "boom", "ground_truth": "boom"}
+        body = client.post("/score", json=sample).json()
+    assert body["valid"] is valid
+    assert body["reward"] == (0.5 if valid else None)

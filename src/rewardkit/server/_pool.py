@@ -18,7 +18,9 @@ import pickle
 import signal
 import socket
 import time
+import uuid
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from functools import partial
 from multiprocessing.process import BaseProcess
 from typing import Any
@@ -46,17 +48,22 @@ class WorkerError(RewardKitError, RuntimeError):
 
 
 def recipe_for(scorer: Scorer) -> Recipe:
-    """How a scoring process rebuilds `scorer`: load its config again, or unpickle its functions.
+    """How a scoring process rebuilds `scorer` (its config or functions, and its `on_error`),
+    one sample at a time and without a deadline of its own: the pool enforces the deadline.
 
     Raises:
         ConfigError: its reward functions cannot be pickled (e.g. one is a lambda).
     """
     backend = scorer.backend
-    if isinstance(backend, EvalBackend):
+    if scorer.recipe is not None:
+        spec = replace(scorer.recipe, deadline=None, max_concurrent=1, token=uuid.uuid4().hex)
+        recipe: Recipe = spec.build
+    elif isinstance(backend, EvalBackend):
         return partial(load, backend.suite.path, max_concurrent=1)
-    if isinstance(backend, TestsDirBackend):
+    elif isinstance(backend, TestsDirBackend):
         return partial(load, backend.plan.tests_dir, max_concurrent=1)
-    recipe = partial(Scorer, backend, deadline=None, max_concurrent=1)
+    else:
+        recipe = partial(Scorer, backend, deadline=None, max_concurrent=1)
     try:
         pickle.dumps(recipe)
     except (pickle.PicklingError, AttributeError, TypeError) as exc:
