@@ -35,6 +35,7 @@ from rewardkit.sources._case_files import (
     output_files,
     yaml_mapping,
 )
+from rewardkit.sources._events import stream_events
 
 __all__ = [
     "MAX_DATA_BYTES",
@@ -249,11 +250,19 @@ def _run_metrics(run: Path, case_id: str) -> dict[str, Any]:
 
 
 def _events(case_dir: Path, run: Path | None) -> list[Any]:
-    """`events.json`: the case's, else (batch mode) the run's; [] when absent or no list."""
-    data = json_file(case_dir, "events.json")
-    if data is None and run is not None:
-        data = json_file(run, "events.json")
-    return data if isinstance(data, list) else []
+    """`events.json`, else a Harbor pod's raw `events.jsonl` (stream-json, parsed): the
+    case's, else (batch mode) the run's; [] when absent or no list."""
+    for directory in (case_dir, run):
+        if directory is None:
+            continue
+        data = json_file(directory, "events.json")
+        if data is not None:
+            return data if isinstance(data, list) else []
+        raw = named(directory, "events.jsonl")
+        if raw is not None:
+            what = str(directory / "events.jsonl")
+            return stream_events(raw.decode("utf-8", "replace"), what)
+    return []
 
 
 def _calls(events: list[Any], tools: tuple[str, ...]) -> list[dict[str, Any]]:
