@@ -13,7 +13,8 @@ import yaml
 
 from rewardkit._errors import CapExceeded, ConfigError
 from rewardkit._evaluate import score_cases
-from rewardkit.sources._cases import MAX_FILE_BYTES, case_record
+from rewardkit.sources._case_files import MAX_FILE_BYTES
+from rewardkit.sources._cases import case_record
 from rewardkit.sources.eval_yaml import load_suite
 
 EXAMPLE = Path(__file__).parents[1] / "examples" / "qa-eval"

@@ -28,8 +28,6 @@ class DictAccess:
     `set(obj)` all read like a dict's).
     """
 
-    _key_aliases: ClassVar[frozenset[str]] = frozenset()
-    """Names readable by key that are not fields."""
     _hidden_when_none: ClassVar[frozenset[str]] = frozenset()
     """Optional fields that are keys (and dumped) only when set, e.g. `MetricResult.success`."""
 
@@ -44,13 +42,13 @@ class DictAccess:
         return keys
 
     def __getitem__(self, key: str) -> Any:
-        if key in self._keys() or key in self._key_aliases:
+        if key in self._keys():
             return getattr(self, key)
         valid = ", ".join(self._keys())
         raise KeyError(f"{type(self).__name__} has no key {key!r}; valid keys: {valid}")
 
     def __contains__(self, key: object) -> bool:
-        return isinstance(key, str) and (key in self._keys() or key in self._key_aliases)
+        return isinstance(key, str) and key in self._keys()
 
     def __iter__(self) -> Iterator[str]:
         """The keys (pydantic's own `__iter__` yields `(name, value)` pairs)."""

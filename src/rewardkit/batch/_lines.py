@@ -72,13 +72,7 @@ def parse_line(raw: bytes | None, number: int, cap: int) -> tuple[SampleId, dict
         raise LineError(f"not valid JSON ({exc})") from None
     if not isinstance(data, dict):
         raise LineError(f"must be a JSON object (got {type(data).__name__})")
-    sample_id = data.pop("id", number)
-    if not isinstance(sample_id, str | int) or isinstance(sample_id, bool):
-        raise LineError(f"'id' must be a string or an integer (got {_short(sample_id)})")
-    if isinstance(sample_id, str) and len(sample_id) > MAX_ID_CHARS:
-        got = f"{len(sample_id):,}"
-        raise LineError(f"'id' must be at most {MAX_ID_CHARS:,} characters (got {got})")
-    return sample_id, data
+    return _checked("id", data.pop("id", number)), data
 
 
 def take_group(data: dict[str, Any]) -> SampleId | None:
@@ -88,14 +82,17 @@ def take_group(data: dict[str, Any]) -> SampleId | None:
         LineError: the group is not a string or an integer, or is too long.
     """
     group = data.pop("group", None)
-    if group is None:
-        return None
-    if not isinstance(group, str | int) or isinstance(group, bool):
-        raise LineError(f"'group' must be a string or an integer (got {_short(group)})")
-    if isinstance(group, str) and len(group) > MAX_ID_CHARS:
-        got = f"{len(group):,}"
-        raise LineError(f"'group' must be at most {MAX_ID_CHARS:,} characters (got {got})")
-    return group
+    return None if group is None else _checked("group", group)
+
+
+def _checked(field: str, value: object) -> SampleId:
+    """`value` as the line's `field` (`id` or `group`): a string or an integer, not too long."""
+    if not isinstance(value, str | int) or isinstance(value, bool):
+        raise LineError(f"'{field}' must be a string or an integer (got {_short(value)})")
+    if isinstance(value, str) and len(value) > MAX_ID_CHARS:
+        got = f"{len(value):,}"
+        raise LineError(f"'{field}' must be at most {MAX_ID_CHARS:,} characters (got {got})")
+    return value
 
 
 def _short(value: object) -> str:

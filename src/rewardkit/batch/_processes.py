@@ -177,10 +177,7 @@ def score_jsonl_processes(
         if (first := next(pending, None)) is None:
             return  # nothing left to score (e.g. a finished run resumed): no process starts
         pool = ProcessPoolExecutor(
-            workers,
-            mp_context=multiprocessing.get_context("spawn"),
-            initializer=_load_once,
-            initargs=(loader, os.getpid()),
+            workers, mp_context=_SPAWN, initializer=_load_once, initargs=(loader, os.getpid())
         )
         try:
             for row in _scored(pool, 2 * workers, chain([first], pending)):

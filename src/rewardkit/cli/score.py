@@ -99,54 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str]) -> int:
-    from rewardkit.batch import load
-    from rewardkit.batch._runner import score_jsonl
-
     args = build_parser().parse_args(argv)
-    local = args.backend == "local"
     try:
-        if not args.rollouts.is_file():
-            raise ConfigError("rollouts file not found", path=args.rollouts)
-        if not args.config.exists():
-            raise ConfigError(
-                "config not found. Pass a tests directory or an eval.yaml.", path=args.config
-            )
-        if args.backend == "ray":
-            from rewardkit.batch._ray import require_ray
-
-            require_ray()
-            os.environ["REWARDKIT_RAY_CONNECT_TIMEOUT"] = str(args.ray_connect_timeout)
-        # Also with processes or Ray: config errors show here, once, before any worker starts
-        # (without a deadline, so that no worker process of ours starts here for nothing).
-        scorer = load(
-            args.config,
-            deadline=args.deadline if local else None,
-            max_concurrent=args.workers,
-            memory_mib=args.memory_mib,
-        )
-    except ConfigError as exc:
-        print(f"rewardkit score: error: {exc}", file=sys.stderr)
-        return EXIT_CONFIG
-
-    def bad_line(number: int, problem: str) -> None:
-        print(f"{args.rollouts}:{number}: {problem}; recorded as invalid", file=sys.stderr)
-
-    cap = args.max_line_mib << 20
-    show = not args.no_progress and sys.stderr.isatty()
-    try:
-        with scorer, _progress(args.rollouts, args.out, cap, enabled=show) as advance:
-            if local:
-                counts = score_jsonl(
-                    scorer,
-                    args.rollouts,
-                    args.out,
-                    on_bad_line=bad_line,
-                    on_result=advance,
-                    max_line_bytes=cap,
-                    retry_invalid=args.retry_invalid,
-                )
-            else:
-                counts = _score_elsewhere(args, bad_line, advance)
+        counts = _run(args)
     except ConfigError as exc:
         print(f"rewardkit score: error: {exc}", file=sys.stderr)
         return EXIT_CONFIG
@@ -156,6 +111,55 @@ def main(argv: list[str]) -> int:
         f"{counts.malformed} malformed{retried} → {args.out}"
     )
     return _exit_code(counts, args.out)
+
+
+def _run(args: argparse.Namespace) -> RunCounts:
+    """Check the paths, load the config, and score the rollouts on `args.backend`.
+
+    Raises:
+        ConfigError: a missing path, a bad config, or a run that cannot go on (see the backends).
+    """
+    from rewardkit.batch import load
+    from rewardkit.batch._runner import score_jsonl
+
+    local = args.backend == "local"
+    if not args.rollouts.is_file():
+        raise ConfigError("rollouts file not found", path=args.rollouts)
+    if not args.config.exists():
+        raise ConfigError(
+            "config not found. Pass a tests directory or an eval.yaml.", path=args.config
+        )
+    if args.backend == "ray":
+        from rewardkit.batch._ray import require_ray
+
+        require_ray()
+        os.environ["REWARDKIT_RAY_CONNECT_TIMEOUT"] = str(args.ray_connect_timeout)
+    # Also with processes or Ray: config errors show here, once, before any worker starts
+    # (without a deadline, so that no worker process of ours starts here for nothing).
+    scorer = load(
+        args.config,
+        deadline=args.deadline if local else None,
+        max_concurrent=args.workers,
+        memory_mib=args.memory_mib,
+    )
+
+    def bad_line(number: int, problem: str) -> None:
+        print(f"{args.rollouts}:{number}: {problem}; recorded as invalid", file=sys.stderr)
+
+    cap = args.max_line_mib << 20
+    show = not args.no_progress and sys.stderr.isatty()
+    with scorer, _progress(args.rollouts, args.out, cap, enabled=show) as advance:
+        if local:
+            return score_jsonl(
+                scorer,
+                args.rollouts,
+                args.out,
+                on_bad_line=bad_line,
+                on_result=advance,
+                max_line_bytes=cap,
+                retry_invalid=args.retry_invalid,
+            )
+        return _score_elsewhere(args, bad_line, advance)
 
 
 def _exit_code(counts: RunCounts, out: Path) -> int:

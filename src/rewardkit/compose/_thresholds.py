@@ -13,7 +13,7 @@ the baseline's is a regression too. Pure: no I/O.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 __all__ = ["BASELINE_DROP", "Regression", "regressions", "report"]
@@ -52,13 +52,7 @@ class Regression:
         return f"{text}   {self.detail}" if self.detail else text
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "judge": self.judge,
-            "metric": self.metric,
-            "expected": self.expected,
-            "actual": self.actual,
-            "detail": self.detail,
-        }
+        return asdict(self)
 
 
 def regressions(
@@ -77,10 +71,11 @@ def regressions(
                 )
             continue
         found += _limits(name, limits, current)
-    for name, current in judges.items() if baseline is not None else ():
-        before = baseline.get(name) if baseline is not None else None
-        if isinstance(before, Mapping):
-            found += _drops(name, current, before)
+    if baseline is not None:
+        for name, current in judges.items():
+            before = baseline.get(name)
+            if isinstance(before, Mapping):
+                found += _drops(name, current, before)
     return found
 
 

@@ -103,7 +103,7 @@ def _item_annotation(annotation: Any) -> Any:
 
 def _batch_converter(label: str, name: str, mode: Mode, allow_none: bool) -> Converter:
     """Convert a list of conversations, each as `_converter` converts one."""
-    where = _where(label, name, name)
+    where = f"{label}: {name}"
 
     def convert(value: Any) -> Any:
         if type(value) is not list:
@@ -188,11 +188,6 @@ def show(value: Any) -> str:
 _EXAMPLE = "{'role': 'user', 'content': 'Hi'}"
 
 
-def _where(label: str, name: str, path: str) -> str:
-    """The start of an input error: the function, then where exactly."""
-    return f"{label}: {path}"
-
-
 def _input_error(where: str, message: str) -> RewardFunctionError:
     """The error for a malformed input; it ends with reward-kit 0.4.1's wording."""
     name = where.partition(": ")[2].partition("[")[0]
@@ -208,7 +203,7 @@ def _converter(
     `keep` modes), or validated straight into `Message`s (a `Message` class). Everything else
     (other conversions, `None` content, errors) takes `_slow`.
     """
-    where = _where(label, name, name if path is None else path)
+    where = f"{label}: {path or name}"
 
     if isinstance(mode, type):
         validate = mode.__pydantic_validator__.validate_python

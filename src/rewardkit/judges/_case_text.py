@@ -27,6 +27,18 @@ __all__ = [
 _WRITE_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
 _VALUE_CHARS = 1 << 20
 """The most characters one annotation value prints as."""
+_DETAIL_KEYS = {
+    "Read": "file_path",
+    "Edit": "file_path",
+    "Write": "file_path",
+    "Bash": "command",
+    "Glob": "pattern",
+    "Grep": "pattern",
+    "WebFetch": "url",
+    "WebSearch": "query",
+    "Skill": "skill",
+}
+"""The argument a tool-trace line shows of each known tool."""
 
 
 def conversation(record: Mapping[str, Any]) -> str:
@@ -164,21 +176,10 @@ def _tool_calls(record: Mapping[str, Any]) -> Iterator[tuple[Mapping[str, Any], 
 
 
 def _detail(name: str, args: Mapping[str, Any]) -> str:
-    keys = {
-        "Read": "file_path",
-        "Edit": "file_path",
-        "Write": "file_path",
-        "Bash": "command",
-        "Glob": "pattern",
-        "Grep": "pattern",
-        "WebFetch": "url",
-        "WebSearch": "query",
-        "Skill": "skill",
-    }
     if name == "Agent":
         return str(args.get("description") or args.get("prompt") or "(no description)")[:100]
-    if name in keys:
-        return str(args.get(keys[name], "?"))[:200]
+    if name in _DETAIL_KEYS:
+        return str(args.get(_DETAIL_KEYS[name], "?"))[:200]
     for key, value in args.items():
         return f"{key}={str(value)[:100]}"
     return "(no input)"

@@ -146,10 +146,10 @@ class _Runner:
         schema = answer_schema(self.numeric)
         logs: list[str] = []
         error = "no attempt was made"
+        context = (self.judge.config.get("agent") or {}).get("context")
+        staged = context if isinstance(context, list) else []
         for attempt in range(1, ATTEMPTS + 1):
             label = f"{index + 1}.{attempt}"
-            context = (self.judge.config.get("agent") or {}).get("context")
-            staged = context if isinstance(context, list) else []
             cwd = await asyncio.to_thread(_stage, record, tmp / f"case-{label}", staged)
             scratch = _fresh(tmp / f"scratch-{label}")
             inv = self.backend.command(d, self.exe, self.prompt, schema, cwd, scratch)

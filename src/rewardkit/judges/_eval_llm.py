@@ -23,6 +23,7 @@ import re
 import statistics
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,7 @@ __all__ = [
     "MAX_SUBMISSION_CHARS",
     "answer_schema",
     "combine",
+    "cut",
     "done",
     "evaluate_llm",
     "instructions",
@@ -94,11 +96,12 @@ async def evaluate_llm(
         messages = _messages(judge, record, base_dir, numeric)
     except (OSError, ConfigError, TemplateError) as exc:
         return done(base, started, error=f"could not build the prompt: {exc}")
+    model = judge_model(judge)
     answers: list[tuple[Any, str]] = []
     errors: list[JudgeError] = []
     for sample in range(judge.samples):
         request = CompletionRequest(
-            model=judge_model(judge),
+            model=model,
             messages=messages,
             schema=answer_schema(numeric),
             api_base=os.environ.get("REWARDKIT_API_BASE") or None,
@@ -119,7 +122,7 @@ async def evaluate_llm(
         status = "timeout" if any(isinstance(e, JudgeTimeout) for e in errors) else "error"
         return done(base, started, status=status, error=str(errors[0]) if errors else "no reply")
     failures = [str(e) for e in errors]
-    return scored(base, started, answers, numeric, judge_model(judge), failures)
+    return scored(base, started, answers, numeric, model, failures)
 
 
 def is_numeric(judge: EvalJudge) -> bool:
@@ -163,6 +166,13 @@ def instructions(judge: EvalJudge, record: Mapping[str, Any], base_dir: Path, nu
             sandbox refuses it.
     """
     text, source = template_text(judge.config, base_dir, _label(judge))
+    return _instructions(judge, record, numeric, text, source)
+
+
+def _instructions(
+    judge: EvalJudge, record: Mapping[str, Any], numeric: bool, text: str, source: str
+) -> str:
+    """`instructions` for a template already read from `source`."""
     rendered = render(text, record, judge.arguments, source=source, limit=MAX_PROMPT_CHARS)
     if not numeric:
         return rendered + "\n\nAnswer true if the submission passes, false otherwise."
@@ -181,9 +191,9 @@ def _label(judge: EvalJudge) -> str:
 def _messages(
     judge: EvalJudge, record: Mapping[str, Any], base_dir: Path, numeric: bool
 ) -> list[dict[str, Any]]:
-    text = instructions(judge, record, base_dir, numeric)
-    kind = "<number>" if numeric else "<true|false>"
     template, source = template_text(judge.config, base_dir, _label(judge))
+    text = _instructions(judge, record, numeric, template, source)
+    kind = "<number>" if numeric else "<true|false>"
     work = [] if uses(template, source) & WORK_VARIABLES else _submission(record)
     blocks = fence([{"type": "text", "text": part} for part in work]) if work else []
     return [
@@ -192,7 +202,8 @@ def _messages(
     ]
 
 
-def _cut(text: str, limit: int, what: str) -> str:
+def cut(text: str, limit: int, what: str) -> str:
+    """`text` up to `limit` characters, then a note that `what` is capped there."""
     if len(text) <= limit:
         return text
     return f"{text[:limit]}\n[... cut: {what} is capped at {limit:,} characters]"
@@ -204,10 +215,10 @@ def _submission(record: Mapping[str, Any]) -> list[str]:
     parts = []
     transcript = _case_text.conversation(record)
     if transcript:
-        parts.append(f"--- transcript ---\n{_cut(transcript, MAX_FILE_CHARS, 'the transcript')}")
+        parts.append(f"--- transcript ---\n{cut(transcript, MAX_FILE_CHARS, 'the transcript')}")
     for path, content in (record.get("files") or {}).items():
         if isinstance(content, str):
-            parts.append(f"--- {path} ---\n{_cut(content, MAX_FILE_CHARS, 'each file')}")
+            parts.append(f"--- {path} ---\n{cut(content, MAX_FILE_CHARS, 'each file')}")
         elif isinstance(content, Mapping) and content.get("_skipped"):
             parts.append(f"--- {path} ---\n[skipped: {content['_skipped']}]")
     return _within(parts) or ["[the case produced no files or transcript]"]
@@ -372,6 +383,4 @@ def scored(
 
 def done(base: Outcome, started: float, **fields: Any) -> Outcome:
     """`base` with `fields` and the time since `started`."""
-    from dataclasses import replace
-
     return replace(base, duration_ms=round((time.perf_counter() - started) * 1000, 3), **fields)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from rewardkit._errors import ConfigError, JudgeError
 from rewardkit.judges._eval import EvalJudge
-from rewardkit.judges._eval_llm import MAX_FILE_CHARS, MAX_SUBMISSION_CHARS
+from rewardkit.judges._eval_llm import MAX_FILE_CHARS, MAX_SUBMISSION_CHARS, cut
 from rewardkit.judges._parse import ReplyError, extract_json
 from rewardkit.judges._prompt import fence
 from rewardkit.models import CompletionRequest
@@ -256,9 +256,7 @@ def _outputs(record: Mapping[str, Any]) -> str:
     files = record.get("files") or {}
     for path, content in sorted(files.items()):
         if isinstance(content, str):
-            text = content[:MAX_FILE_CHARS]
-            if len(content) > MAX_FILE_CHARS:
-                text += f"\n[... cut: each file is capped at {MAX_FILE_CHARS:,} characters]"
+            text = cut(content, MAX_FILE_CHARS, "each file")
         else:
             text = f"<binary or skipped: {content.get('name', '?')}>"
         part = f"### {path}\n\n{text}\n"

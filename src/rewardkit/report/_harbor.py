@@ -10,11 +10,12 @@ too, the status inferred.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from rewardkit._untrusted import loads_json, read_text, walk_files
-from rewardkit.report._load import number, text, why_unreadable
+from rewardkit.report._load import judge_status, number, text, why_unreadable
 from rewardkit.report._run import Case, JudgeResult, Problem, Run, Step
 
 __all__ = ["load_job"]
@@ -168,9 +169,7 @@ def _criterion(entry: object, prefix: str) -> JudgeResult:
         return JudgeResult(name=f"{prefix}?", status="error", error="not a criterion object")
     raw, value = entry.get("raw"), number(entry.get("value"))
     error = text(entry.get("error"))
-    status = entry.get("status")
-    if status not in ("scored", "skipped", "error", "timeout"):  # details before `status`
-        status = "error" if error else "scored" if value is not None else "skipped"
+    status = judge_status(entry.get("status"), value, error)
     shown: bool | float | None = raw if isinstance(raw, bool) else value
     return JudgeResult(
         name=prefix + str(entry.get("name", "?")),
@@ -188,6 +187,6 @@ def _unique(judges: list[JudgeResult]) -> list[JudgeResult]:
     for judge in judges:
         seen[judge.name] = seen.get(judge.name, 0) + 1
         if seen[judge.name] > 1:
-            judge = JudgeResult(**{**judge.__dict__, "name": f"{judge.name} #{seen[judge.name]}"})
+            judge = replace(judge, name=f"{judge.name} #{seen[judge.name]}")
         out.append(judge)
     return out

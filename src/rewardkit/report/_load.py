@@ -19,8 +19,10 @@ from rewardkit.report._run import Case, JudgeResult, Problem, Run, Step
 __all__ = [
     "MAX_LINE_BYTES",
     "MAX_RESULTS_BYTES",
+    "judge_status",
     "lines",
     "load_run",
+    "mapping",
     "number",
     "text",
     "why_unreadable",
@@ -114,9 +116,7 @@ def _summary_judges(data: object) -> tuple[JudgeResult, ...]:
         entry = entry if isinstance(entry, dict) else {"value": entry}
         value = entry.get("value")
         value = value if isinstance(value, bool) else number(value)
-        status = entry.get("status")
-        if status not in _STATUSES:  # an older summary: no status
-            status = "error" if entry.get("error") else "scored" if value is not None else "skipped"
+        status = judge_status(entry.get("status"), value, entry.get("error"))
         reasoning = text(entry.get("rationale")) or text(entry.get("reasoning"))
         found.append(
             JudgeResult(
@@ -128,6 +128,13 @@ def _summary_judges(data: object) -> tuple[JudgeResult, ...]:
             )
         )
     return tuple(found)
+
+
+def judge_status(given: object, value: object, error: object) -> str:
+    """`given` if it is a status; else (a summary or details from before `status`) inferred."""
+    if given in _STATUSES:
+        return str(given)
+    return "error" if error else "scored" if value is not None else "skipped"
 
 
 def _describe(composition: Mapping[str, Any]) -> str | None:
@@ -210,23 +217,14 @@ def _load_results(path: Path) -> Run:
 
 def lines(path: Path, *, cap: int = MAX_RESULTS_BYTES) -> Iterator[tuple[int, bytes]]:
     """Each non-blank line of a JSONL file with its number; an over-long one reads as `{}`."""
+    from rewardkit.batch._lines import read_lines
+
     with open_file(path.parent, path.name, cap=cap) as handle:
-        for index, line in enumerate(_capped(handle), start=1):
-            if line.strip():
+        for index, line in read_lines(handle, MAX_LINE_BYTES):
+            if line is None:
+                yield index, b"{}"  # reported as "not a result object"
+            elif line.strip():
                 yield index, line
-
-
-def _capped(handle: Any) -> Iterator[bytes]:
-    while True:
-        line: bytes = handle.readline(MAX_LINE_BYTES + 1)
-        if not line:
-            return
-        if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
-            while (rest := handle.readline(MAX_LINE_BYTES)) and not rest.endswith(b"\n"):
-                pass
-            yield b"{}"  # reported as "not a result object"
-            continue
-        yield line
 
 
 def _result_case(row: object, where: str) -> Case | None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from rewardkit._errors import UntrustedInputError
 from rewardkit._untrusted import loads_json
-from rewardkit.report._load import MAX_RESULTS_BYTES, lines
+from rewardkit.report._load import lines
 from rewardkit.report._run import Problem, Run
 
 __all__ = ["completion_length", "with_lengths"]
@@ -37,7 +37,7 @@ def with_lengths(run: Run, rollouts: Path) -> Run:
     """`run` with each case's `length` from the rollout of the same id (default: line number)."""
     found: dict[str, int] = {}
     try:
-        for number, line in lines(rollouts, cap=MAX_RESULTS_BYTES):
+        for number, line in lines(rollouts):
             try:
                 sample = loads_json(line, f"{rollouts}:{number}")
             except ValueError:
@@ -49,7 +49,4 @@ def with_lengths(run: Run, rollouts: Path) -> Run:
     except (OSError, UntrustedInputError) as exc:
         run.problems.append(Problem(file=str(rollouts), message=str(exc)))
         return run
-    cases = [replace(c, length=found.get(c.id, c.length)) for c in run.cases]
-    return Run(
-        kind=run.kind, source=run.source, cases=cases, problems=run.problems, formula=run.formula
-    )
+    return replace(run, cases=[replace(c, length=found.get(c.id, c.length)) for c in run.cases])

@@ -6,7 +6,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Literal
 
-from rewardkit.report._run import Run
+from rewardkit.report._run import JudgeResult, Run
 from rewardkit.report._stats import Estimate, estimate, pass_at_k, pass_hat_k
 
 __all__ = ["JudgeStats", "PassAtK", "RunStats", "run_stats"]
@@ -50,17 +50,20 @@ class RunStats:
 def run_stats(run: Run, *, pass_threshold: float = 1.0) -> RunStats:
     """Statistics of `run`; a sample passes (for pass@k) when its reward >= `pass_threshold`."""
     rewards = [c.reward for c in run.cases if c.reward is not None]
+    by_name: dict[str, list[JudgeResult]] = {}  # one pass: a case may carry many judges
+    for case in run.cases:
+        for judge in case.judges:
+            by_name.setdefault(judge.name, []).append(judge)
     return RunStats(
         reward=estimate(rewards),
         invalid=len(run.cases) - len(rewards),
-        judges=tuple(_judge(run, name) for name in run.judge_names),
+        judges=tuple(_judge(name, by_name.get(name, [])) for name in run.judge_names),
         pass_k=_pass_k(run, pass_threshold),
         pass_threshold=pass_threshold,
     )
 
 
-def _judge(run: Run, name: str) -> JudgeStats:
-    results = [j for c in run.cases for j in c.judges if j.name == name]
+def _judge(name: str, results: list[JudgeResult]) -> JudgeStats:
     values = [j.value for j in results if j.status == "scored" and j.value is not None]
     kinds = {isinstance(v, bool) for v in values}
     metric: Literal["pass_rate", "mean", "none"] = (

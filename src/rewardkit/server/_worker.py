@@ -15,12 +15,11 @@ import pickle
 import signal
 import socket
 import struct
-import threading
-import time
 from collections.abc import Callable
 from typing import Any
 
 from rewardkit.batch import SampleResult, Scorer
+from rewardkit.engine._lifeline import watch_parent
 
 __all__ = ["HEADER", "main"]
 
@@ -31,7 +30,8 @@ HEADER = struct.Struct("!Q")
 def main(sock: socket.socket, recipe: Callable[[], Scorer]) -> None:
     """Load the reward with `recipe`, then answer every sample read from `sock` until it closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's to handle, not ours
-    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
+    # End this process once the server is gone, even while a judge hangs.
+    watch_parent(os.getppid(), cleanup=_nothing, every=1.0)
     try:
         scorer = recipe()
     except Exception as exc:
@@ -56,11 +56,8 @@ def _plain(result: SampleResult) -> dict[str, Any]:
     }
 
 
-def _exit_with_parent(parent: int) -> None:
-    """End this process once the server is gone, even while a judge hangs."""
-    while os.getppid() == parent:
-        time.sleep(1)
-    os._exit(1)
+def _nothing() -> None:
+    """What the server's scoring process cleans up before it exits: nothing of its own."""
 
 
 def _send(sock: socket.socket, value: object) -> None:

@@ -25,10 +25,6 @@ from rewardkit._untrusted import CapExceeded, OutsideWorkspace, read_bytes
 from rewardkit.judges._case_text import conversation
 from rewardkit.sources._case_files import (
     MAX_DATA_BYTES,
-    MAX_EXPANDED_CHARS,
-    MAX_FILE_BYTES,
-    MAX_TOTAL_BYTES,
-    MAX_YAML_BYTES,
     Budget,
     json_file,
     named,
@@ -38,11 +34,6 @@ from rewardkit.sources._case_files import (
 from rewardkit.sources._events import stream_events
 
 __all__ = [
-    "MAX_DATA_BYTES",
-    "MAX_EXPANDED_CHARS",
-    "MAX_FILE_BYTES",
-    "MAX_TOTAL_BYTES",
-    "MAX_YAML_BYTES",
     "MERGED",
     "Layout",
     "case_dirs",

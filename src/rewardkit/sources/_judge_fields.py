@@ -9,7 +9,7 @@ template that does not parse fails at load.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,11 +41,14 @@ class Problems:
         self.errors.append(ConfigError(message, path=self.path, key=key))
 
 
-def _project_file(name: str, path: Path, context: JudgeContext) -> Path | None:
-    """A file the eval author names: from the project root, else beside the eval.yaml."""
+def _project_file(
+    name: str, path: Path, context: JudgeContext, found: Callable[[Path], bool] = Path.is_file
+) -> Path | None:
+    """A file the eval author names (anything `found` accepts): from the project root, else
+    beside the eval.yaml."""
     for base in dict.fromkeys((context.root, path.parent)):
         candidate = (base / name).resolve()
-        if candidate.is_file():
+        if found(candidate):
             return candidate
     return None
 
@@ -96,18 +99,13 @@ def _staged_context(
     """`agent.context`: files and directories the agent judge finds under `./.context/`."""
     found: list[str] = []
     for name in raw:
-        target = None
-        if isinstance(name, str):
-            target = next(
-                (base / name for base in (context.root, path.parent) if (base / name).exists()),
-                None,
-            )
+        target = _project_file(name, path, context, Path.exists) if isinstance(name, str) else None
         if target is None:  # as the harness: left out, the judge still runs
             where = f"{context.root} and {path.parent}"
             message = f"{path}: {problems.key}.agent.context: {name!r} not in {where}; skipped"
             warnings.warn(message, stacklevel=5)
         else:
-            found.append(str(target.resolve()))
+            found.append(str(target))
     return found
 
 
@@ -206,6 +204,6 @@ def check_template(config: Mapping[str, Any], path: Path, problems: Problems) ->
     try:
         check(*template_text(config, path.parent, ""))
     except OSError:
-        return  # an unreadable prompt_file is reported by `_llm_config`
+        return  # an unreadable prompt_file is reported by `llm_config`
     except TemplateError as exc:
         problems.add(f"template syntax error: {exc}")

@@ -19,6 +19,7 @@ from rewardkit.functions.builtin._response import (
     no_response,
     reference_texts,
     response_message,
+    zero_result,
 )
 from rewardkit.types import EvaluateResult, Message, MetricResult
 
@@ -39,11 +40,6 @@ def _weights(correctness_weight: float, length_weight: float) -> tuple[float, fl
         )
     total = correctness_weight + length_weight
     return correctness_weight / total, length_weight / total
-
-
-def _zero(reason: str) -> EvaluateResult:
-    metric = MetricResult(score=0.0, reason=reason, success=False)
-    return EvaluateResult(score=0.0, reason=reason, metrics={"combined_reward": metric})
 
 
 @reward_function
@@ -101,11 +97,14 @@ def cosine_scaled_accuracy_length_reward(
     except NoResponse as problem:
         return no_response("combined_reward", problem)
     if ground_truth is None:
-        return _zero("No ground_truth: give the reference answer to check accuracy against.")
+        return zero_result(
+            "combined_reward",
+            "No ground_truth: give the reference answer to check accuracy against.",
+        )
     try:
         reference_texts(ground_truth, function="cosine_scaled_accuracy_length_reward")
     except TypeError as exc:
-        return _zero(f"Ground truth not usable: {exc}")
+        return zero_result("combined_reward", f"Ground truth not usable: {exc}")
     accuracy = accuracy_reward(messages, ground_truth, extract_fn=extract_fn, compare_fn=compare_fn)
     correct = accuracy.score >= _CORRECT
     length = cosine_length_reward(

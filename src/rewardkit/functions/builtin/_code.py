@@ -16,7 +16,12 @@ from typing import TYPE_CHECKING, Any
 
 from rewardkit.functions._decorator import reward_function
 from rewardkit.functions.builtin._program_io import call_arguments, call_harness, compare_outputs
-from rewardkit.functions.builtin._response import NoResponse, no_response, response_text
+from rewardkit.functions.builtin._response import (
+    NoResponse,
+    no_response,
+    response_text,
+    zero_result,
+)
 from rewardkit.types import EvaluateResult, Message, MetricResult
 
 if TYPE_CHECKING:
@@ -165,11 +170,7 @@ def _first_code_block(messages: list[Message], language: str) -> str | EvaluateR
     if blocks:
         return blocks[0]
     reason = f"No {language} code blocks found in the response (```{language} ... ```)"
-    return EvaluateResult(
-        score=0.0,
-        reason=reason,
-        metrics={"error": MetricResult(score=0.0, reason=reason, success=False)},
-    )
+    return zero_result("error", reason)
 
 
 @reward_function
@@ -216,9 +217,10 @@ def local_code_execution_reward(
     if isinstance(ground_truth, int | float) and not isinstance(ground_truth, bool):
         ground_truth = str(ground_truth)
     elif ground_truth is not None and not isinstance(ground_truth, str):
-        return _no_tests(
+        return zero_result(
+            "error",
             "local_code_execution_reward: ground_truth must be the expected output, a string "
-            f"(got {type(ground_truth).__name__}); for test cases use fractional_code_reward"
+            f"(got {type(ground_truth).__name__}); for test cases use fractional_code_reward",
         )
     code = _first_code_block(messages, language)
     if isinstance(code, EvaluateResult):
@@ -322,7 +324,7 @@ def fractional_code_reward(
     try:
         cases = _test_cases(ground_truth)
     except TypeError as exc:
-        return _no_tests(str(exc))
+        return zero_result("error", str(exc))
     _argv(language, max_memory_mb)
     code = _first_code_block(messages, language)
     if isinstance(code, EvaluateResult):
@@ -373,11 +375,3 @@ def _run_case(
     if not run.ok:
         return False, run.describe(), output
     return False, f"printed {output!r:.100}, expected {expected.strip()!r:.100}", output
-
-
-def _no_tests(reason: str) -> EvaluateResult:
-    return EvaluateResult(
-        score=0.0,
-        reason=reason,
-        metrics={"error": MetricResult(score=0.0, reason=reason, success=False)},
-    )

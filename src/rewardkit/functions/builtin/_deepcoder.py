@@ -14,7 +14,12 @@ from typing import Any
 
 from rewardkit.functions._decorator import reward_function
 from rewardkit.functions.builtin._code import extract_code_blocks
-from rewardkit.functions.builtin._response import NoResponse, no_response, response_text
+from rewardkit.functions.builtin._response import (
+    NoResponse,
+    no_response,
+    response_text,
+    zero_result,
+)
 from rewardkit.functions.builtin._testcases import (
     CaseResult,
     check_language,
@@ -107,11 +112,6 @@ def _run_case(
     )
 
 
-def _error(reason: str) -> EvaluateResult:
-    metric = MetricResult(score=0.0, reason=reason, success=False)
-    return EvaluateResult(score=0.0, reason=reason, metrics={"error": metric})
-
-
 @reward_function
 def deepcoder_code_reward(
     messages: list[Message],
@@ -172,12 +172,12 @@ def deepcoder_code_reward(
     except NoResponse as problem:
         return no_response("error", problem)
     except _BadCases as problem:
-        return _error(f"Invalid test cases: {problem}.")
+        return zero_result("error", f"Invalid test cases: {problem}.")
     if not cases:
-        return _error("No test cases provided.")
+        return zero_result("error", "No test cases provided.")
     blocks = extract_code_blocks(text, language)
     if not blocks:
-        return _error(f"No {language} code block found in the response.")
+        return zero_result("error", f"No {language} code block found in the response.")
     details: list[dict[str, Any]] = []
     for stdin, expected in cases:
         entry: dict[str, Any] = {"input": stdin[:200], "expected_output": expected[:200]}
@@ -189,7 +189,7 @@ def deepcoder_code_reward(
                 blocks[-1], language, target_function, (stdin, expected), timeout, max_memory_mb
             )
         except _BadCases as problem:
-            return _error(f"Invalid test cases: {problem}.")
+            return zero_result("error", f"Invalid test cases: {problem}.")
         entry |= {"passed": result.passed, "actual_output": result.actual}
         details.append(entry | ({"error": result.error} if result.error else {}))
     passed = sum(d["passed"] for d in details)

@@ -26,6 +26,7 @@ from rewardkit.functions.builtin._response import (
     no_response,
     reference_texts,
     response_text,
+    zero_result,
 )
 from rewardkit.types import EvaluateResult, Message, MetricResult
 
@@ -139,17 +140,19 @@ def accuracy_reward(
     """
     problem = _ground_truth_problem(ground_truth)
     if problem is not None:
-        return _zero("accuracy", problem)
+        return zero_result("accuracy", problem)
     try:
         references = reference_texts(ground_truth, function="accuracy_reward")
         text = response_text(messages)
     except TypeError as exc:
-        return _zero("accuracy", f"Ground truth not usable: {exc}")
+        return zero_result("accuracy", f"Ground truth not usable: {exc}")
     except NoResponse as no:
         return no_response("answer_accuracy", no)
     answer = (extract_fn or _extract_or_bare)(text)
     if not answer:
-        return _zero("answer_extraction", f"No answer found in the response {text.strip()!r:.120}")
+        return zero_result(
+            "answer_extraction", f"No answer found in the response {text.strip()!r:.120}"
+        )
     expected = [extract_answer(ref) or ref.strip() for ref in references]
     score = max(_checked(compare_fn or _answers_equal, answer, ref) for ref in expected)
     reason = f"Extracted answer {answer!r:.200} vs expected {expected[0]!r:.200}: {score:.2f}"
@@ -178,11 +181,3 @@ def _ground_truth_problem(ground_truth: Any) -> str | None:
     if messages and all(field(m, "content") in (None, "", []) for m in ground_truth):
         return "Ground truth message has no content: it holds no expected answer."
     return None
-
-
-def _zero(metric: str, reason: str) -> EvaluateResult:
-    return EvaluateResult(
-        score=0.0,
-        reason=reason,
-        metrics={metric: MetricResult(score=0.0, reason=reason, success=False)},
-    )

@@ -20,6 +20,7 @@ __all__ = [
     "reference_texts",
     "response_message",
     "response_text",
+    "zero_result",
 ]
 
 
@@ -66,14 +67,18 @@ def response_text(messages: Sequence[object] | None) -> str:
     return content_text(field(response_message(messages), "content"))
 
 
-def no_response(metric: str, problem: NoResponse) -> EvaluateResult:
-    """The zero score a built-in gives when there is no response to score."""
-    reason = f"Nothing to score: {problem}."
+def zero_result(metric: str, reason: str) -> EvaluateResult:
+    """A score of 0.0 whose one metric, `metric`, fails for `reason`."""
     return EvaluateResult(
         score=0.0,
         reason=reason,
         metrics={metric: MetricResult(score=0.0, reason=reason, success=False)},
     )
+
+
+def no_response(metric: str, problem: NoResponse) -> EvaluateResult:
+    """The zero score a built-in gives when there is no response to score."""
+    return zero_result(metric, f"Nothing to score: {problem}.")
 
 
 def _is_message(value: object) -> bool:
