@@ -105,7 +105,10 @@ def render(
     rendered = "".join(chunks)
     if len(rendered) <= limit:
         return rendered
-    return f"{rendered[:limit]}\n[... cut: the rendered prompt is capped at {limit:,} characters]"
+    kept = rendered[:limit]
+    if kept.rfind("<submission>") > kept.rfind("</submission>"):  # cut inside the agent's text
+        kept += "</submission>"  # so what follows is never read as part of it
+    return f"{kept}\n[... cut: the rendered prompt is capped at {limit:,} characters]"
 
 
 @functools.lru_cache(maxsize=64)

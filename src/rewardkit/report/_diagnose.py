@@ -10,6 +10,7 @@ results file or a trainer's logging hook (`Diagnostics.as_metrics()`).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -20,6 +21,9 @@ from rewardkit.report._run import Case, Run
 from rewardkit.report._stats import pearson
 
 __all__ = ["CriterionSignal", "Diagnostics", "diagnose"]
+
+MAX_CORRELATED = 50
+"""Criteria correlated pairwise at most: the reward, then the most frequent ones."""
 
 ZERO_VARIANCE_WARN = 0.25
 """Warn when at least this share of a criterion's groups has zero variance."""
@@ -127,7 +131,10 @@ def diagnose(
         rows = [(g, n, v) for (g, _, v), n in zip(rows, lengths, strict=True)]
     names = list(dict.fromkeys(name for _, _, values in rows for name in values))
     signals = tuple(_signal(rows, name) for name in names)
-    correlations = {pair: _corr(rows, *pair) for pair in combinations(names, 2)}
+    counts = Counter(name for _, _, values in rows for name in values)
+    kept = set(sorted(names, key=lambda n: (n != REWARD, -counts[n]))[:MAX_CORRELATED])
+    paired = [n for n in names if n in kept]  # pairs grow with the square of the criteria
+    correlations = {pair: _corr(rows, *pair) for pair in combinations(paired, 2)}
     within, overall = _length(rows)
     disagreements = _disagreements(rows, [n for n in names if n != REWARD], kinds or {})
     return Diagnostics(
