@@ -1,19 +1,19 @@
-"""local_code_execution_reward, fractional_code_reward and the sandbox under them."""
+"""local_code_execution_reward, fractional_code_reward and the jail under them."""
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import socket
-import sys
 import time
 from typing import Any
 
 import pytest
 
+from rewardkit.engine.jail import ExecutionResult, run_python
 from rewardkit.functions.builtin import fractional_code_reward, local_code_execution_reward
 from rewardkit.functions.builtin._code import _execution_metric, code_blocks, extract_code_blocks
-from rewardkit.functions.builtin._sandbox import ExecutionResult, run_program
 from rewardkit.functions.helpers import call_arguments, compare_outputs, execute_python_code
 
 
@@ -25,7 +25,7 @@ def code(source: str, language: str = "python") -> list[dict[str, Any]]:
 
 
 def python(source: str, **kwargs: Any) -> Any:
-    return run_program([sys.executable, "-I", "main.py"], files={"main.py": source}, **kwargs)
+    return run_python("main.py", files={"main.py": source}, **kwargs)
 
 
 def test_expected_output() -> None:
@@ -76,19 +76,27 @@ def test_extract_code_blocks() -> None:
     assert extract_code_blocks(text, "rust") == ["print(1)\n"]
 
 
-def _alive(pid: int) -> bool:
-    """Whether `pid` runs (a zombie waiting for its reaper counts as dead)."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
+def _running(argument: str) -> list[int]:
+    """The host's live processes with `argument` on their command line (zombies aside):
+    a jailed program's own pids are its PID namespace's, so the test looks from outside."""
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                if argument.encode() not in f.read().split(b"\0"):
+                    continue
+            with open(f"/proc/{entry}/stat") as stat:
+                if stat.read().rsplit(")", 1)[1].split()[0] != "Z":
+                    found.append(int(entry))
+        except (FileNotFoundError, ProcessLookupError, NotADirectoryError, PermissionError):
+            continue
+    return found
 
 
 def test_timeout_kills_the_whole_process_group() -> None:
     source = (
         "import subprocess\n"
-        "child = subprocess.Popen(['sleep', '60'])\n"
+        "child = subprocess.Popen(['sleep', '60.4242'])\n"
         "print(child.pid, flush=True)\n"
         "while True:\n    pass\n"
     )
@@ -98,11 +106,10 @@ def test_timeout_kills_the_whole_process_group() -> None:
     assert result.returncode is None
     assert time.monotonic() - start < 6
     assert result.stdout, f"the program printed nothing before its timeout: {result}"
-    pid = int(result.stdout.split()[0])
     deadline = time.monotonic() + 5
-    while _alive(pid):
+    while _running("60.4242"):
         if time.monotonic() > deadline:
-            pytest.fail(f"grandchild {pid} survived the timeout")
+            pytest.fail(f"grandchild {_running('60.4242')} survived the timeout")
         time.sleep(0.05)
     reward = local_code_execution_reward(code("while True: pass"), timeout=0.5)
     assert reward.score == 0.0
@@ -148,8 +155,7 @@ def test_no_network() -> None:
         port = server.getsockname()[1]
         source = f"import socket\nsocket.create_connection(('127.0.0.1', {port}), timeout=2)\nprint('connected')"
         result = python(source)
-    if not result.network_isolated:
-        pytest.skip("this kernel refuses unprivileged network namespaces")
+    assert result.network_isolated
     assert result.returncode != 0
     assert "connected" not in result.stdout
 
@@ -163,9 +169,9 @@ def test_environment_is_rebuilt(monkeypatch: pytest.MonkeyPatch) -> None:
     assert result.stdout == "None None\n"
 
 
-def test_a_run_without_network_isolation_says_so() -> None:
-    run = ExecutionResult(returncode=0, stdout="", stderr="", duration=0.1)
-    assert "network not isolated" in _execution_metric(run).reason
+def test_a_run_below_the_full_jail_says_so() -> None:
+    run = ExecutionResult(returncode=0, stdout="", stderr="", duration=0.1, isolation="landlock")
+    assert "jail: landlock" in _execution_metric(run).reason
 
 
 def test_stdin_and_describe() -> None:

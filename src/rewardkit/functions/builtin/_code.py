@@ -1,31 +1,32 @@
-"""Code rewards: run the response's code and score what it does.
+"""Code rewards: run the response's code in the jail and score what it does.
 
 The first fenced code block in the response (in the requested language, or untagged)
-runs through `run_program`, whose module docstring lists exactly what is limited and
-what is not (wall clock, memory, CPU, output, network). Python runs as `python -I`
-(isolated mode); JavaScript needs `node` on `PATH`.
+runs in a fresh cell of the jail (`rewardkit.engine.jail`; `docs/security.md` says what
+it holds). Python runs as `python -I` would; JavaScript needs `node` on `PATH`. Python
+`test_code` runs under the harness, and the grader decides each assertion (`_verdict`).
 """
 
 from __future__ import annotations
 
 import json
 import re
-import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rewardkit.functions._decorator import reward_function
-from rewardkit.functions.builtin._program_io import call_arguments, call_harness, compare_outputs
+from rewardkit.functions.builtin._program_io import call_arguments, compare_outputs
 from rewardkit.functions.builtin._response import (
     NoResponse,
     no_response,
     response_text,
     zero_result,
 )
+from rewardkit.functions.builtin._run import check_language, run_code, run_harness
+from rewardkit.functions.builtin._verdict import judge_call, judge_checks, rewrite_tests
 from rewardkit.types import EvaluateResult, Message, MetricResult
 
 if TYPE_CHECKING:
-    from rewardkit.functions.builtin._sandbox import ExecutionResult
+    from rewardkit.engine.jail import ExecutionResult
 
 __all__ = [
     "code_blocks",
@@ -38,7 +39,6 @@ __all__ = [
 
 _FENCE = re.compile(r"```[ \t]*([\w+#.-]*)[^\n]*\n(.*?)```", re.DOTALL)
 _ALIASES = {"python": {"python", "py", "python3"}, "javascript": {"javascript", "js", "node"}}
-_FILE = {"python": "main.py", "javascript": "main.js"}
 
 
 def extract_code_blocks(text: str, language: str | None = None) -> list[str]:
@@ -80,8 +80,7 @@ def code_blocks(text: str, language: str | None = None) -> list[dict[str, str]]:
 
 
 def _execute(code: str, language: str, timeout: float) -> dict[str, Any]:
-    run = _run(code, language, stdin=None, timeout=timeout, memory_mb=100,
-               max_output_bytes=1_000_000)  # fmt: skip
+    run = run_code(code, language, timeout=timeout, memory_mb=100)
     if run.ok:
         return {"success": True, "output": run.stdout.strip(), "error": None}
     if run.timed_out:
@@ -113,41 +112,8 @@ def execute_javascript_code(code: str, timeout: int | float = 5) -> dict[str, An
     return _execute(code, "javascript", timeout)
 
 
-def _argv(language: str, memory_mb: int | None) -> tuple[list[str], int | None]:
-    """The command for `language`, and the address-space limit to apply to it."""
-    if language == "python":
-        return [sys.executable, "-I", _FILE[language]], memory_mb
-    if language == "javascript":
-        import shutil
-
-        node = shutil.which("node")
-        if node is None:
-            raise RuntimeError(
-                "language='javascript' needs Node.js, but `node` is not on PATH. Install it "
-                "(e.g. apt-get install nodejs) or score Python code instead."
-            )
-        heap = [f"--max-old-space-size={memory_mb}"] if memory_mb else []
-        return [node, *heap, _FILE[language]], None
-    raise ValueError(f"language must be one of {sorted(_FILE)} (got {language!r})")
-
-
 def _lines(text: str) -> list[str]:
     return [line.rstrip() for line in text.strip().splitlines()]
-
-
-def _run(code: str, language: str, *, stdin: str | None, timeout: float, memory_mb: int | None,
-         max_output_bytes: int) -> ExecutionResult:  # fmt: skip
-    from rewardkit.functions.builtin._sandbox import run_program  # subprocess etc. on first use
-
-    argv, memory = _argv(language, memory_mb)
-    return run_program(
-        argv,
-        files={_FILE[language]: code},
-        stdin=stdin,
-        timeout=timeout,
-        memory_mb=memory,
-        max_output_bytes=max_output_bytes,
-    )
 
 
 def _execution_metric(run: ExecutionResult) -> MetricResult:
@@ -156,8 +122,8 @@ def _execution_metric(run: ExecutionResult) -> MetricResult:
     else:
         error = run.stderr.strip().splitlines()[-1:] if not run.timed_out else []
         detail = f"Code execution failed with error: {error[0] if error else run.describe()}"
-    if not run.network_isolated:
-        detail += " (network not isolated: the kernel refused a network namespace)"
+    if run.isolation != "namespaces":
+        detail += f" (jail: {run.isolation}; see docs/security.md)"
     return MetricResult(score=1.0 if run.ok else 0.0, reason=detail, success=run.ok)
 
 
@@ -213,7 +179,7 @@ def local_code_execution_reward(
         ... ).score
         1.0
     """
-    _argv(language, max_memory_mb)  # validates the language before any early return
+    check_language(language)  # before any early return
     if isinstance(ground_truth, int | float) and not isinstance(ground_truth, bool):
         ground_truth = str(ground_truth)
     elif ground_truth is not None and not isinstance(ground_truth, str):
@@ -225,11 +191,19 @@ def local_code_execution_reward(
     code = _first_code_block(messages, language)
     if isinstance(code, EvaluateResult):
         return code
-    if test_code:
+    limits: dict[str, Any] = {"timeout": timeout, "memory_mb": max_memory_mb,
+                              "max_output_bytes": max_output_bytes}  # fmt: skip
+    if test_code and language == "python":
+        return _tested(code, test_code, ground_truth, limits)
+    if test_code:  # JavaScript: appended, and the exit status decides (docs/security.md)
         code = f"{code.rstrip()}\n\n{test_code}\n"
-    run = _run(code, language, stdin=None, timeout=timeout, memory_mb=max_memory_mb,
-               max_output_bytes=max_output_bytes)  # fmt: skip
-    metrics = {"execution_result": _execution_metric(run)}
+    run = run_code(code, language, **limits)
+    return _scored(run, ground_truth, {"execution_result": _execution_metric(run)})
+
+
+def _scored(
+    run: ExecutionResult, ground_truth: str | None, metrics: dict[str, MetricResult]
+) -> EvaluateResult:
     if not run.ok:
         return EvaluateResult(score=0.0, reason=f"Program {run.describe()}", metrics=metrics)
     if ground_truth is None:
@@ -241,6 +215,26 @@ def local_code_execution_reward(
     )
     metrics["output_match"] = MetricResult(score=score, reason=reason, success=score == 1.0)
     return EvaluateResult(score=score, reason=reason, metrics=metrics)
+
+
+def _tested(
+    code: str, test_code: str, ground_truth: str | None, limits: dict[str, Any]
+) -> EvaluateResult:
+    """Python with `test_code`: the harness runs the tests, the grader decides them."""
+    try:
+        tests, checks = rewrite_tests(test_code)
+    except SyntaxError as exc:
+        return zero_result("error", f"local_code_execution_reward: test_code does not parse: {exc}")
+    case = {"mode": "asserts", "tests": tests, "module_name": "__main__"}
+    run = run_harness(code, case, **limits)
+    verdict = judge_checks(run.report, checks)
+    tests_metric = MetricResult(score=float(verdict.passed), reason=verdict.reason,
+                                success=verdict.passed)  # fmt: skip
+    metrics = {"execution_result": _execution_metric(run), "tests": tests_metric}
+    if run.timed_out or run.output_truncated or not verdict.passed:
+        why = run.describe() if run.timed_out or run.output_truncated else verdict.reason
+        return EvaluateResult(score=0.0, reason=f"Tests failed: {why}", metrics=metrics)
+    return _scored(run, ground_truth, metrics)
 
 
 def _test_cases(ground_truth: object) -> list[tuple[str, str]]:
@@ -325,7 +319,7 @@ def fractional_code_reward(
         cases = _test_cases(ground_truth)
     except TypeError as exc:
         return zero_result("error", str(exc))
-    _argv(language, max_memory_mb)
+    check_language(language)
     code = _first_code_block(messages, language)
     if isinstance(code, EvaluateResult):
         return code
@@ -363,15 +357,30 @@ def _run_case(
     limits: dict[str, Any],
 ) -> tuple[bool, str, str]:
     """Run one test case: (passed, what happened, the output compared)."""
-    program, stdin = code, given
-    if function is not None:  # the input is the call's arguments; the result's repr is printed
-        program, stdin = call_harness(code, function, call_arguments(given)), ""
-    run = _run(program, language, stdin=stdin, **limits)
-    last_line = run.stdout.strip().splitlines()[-1:] or [""]
-    output = (last_line[0] if function is not None else run.stdout).strip()
-    ok = run.ok and _lines(output) == _lines(expected)
+    if function is not None:  # the input is the call's arguments; the result's repr is compared
+        return _call_case(code, function, call_arguments(given), expected, limits)
+    run = run_code(code, language, stdin=given, **limits)
+    ok = run.ok and _lines(run.stdout) == _lines(expected)
     if ok:
-        return True, "passed", output
+        return True, "passed", run.stdout.strip()
     if not run.ok:
-        return False, run.describe(), output
-    return False, f"printed {output!r:.100}, expected {expected.strip()!r:.100}", output
+        return False, run.describe(), run.stdout.strip()
+    return False, f"printed {run.stdout.strip()!r:.100}, expected {expected.strip()!r:.100}", ""
+
+
+def _call_case(
+    code: str, function: str, args: list[Any], expected: str, limits: dict[str, Any]
+) -> tuple[bool, str, str]:
+    if not function.isidentifier():
+        raise ValueError(f"function_to_call must be a Python identifier (got {function!r})")
+    case = {"mode": "call", "function": function, "args": args, "module_name": "__main__"}
+    run = run_harness(code, case, **limits)
+    if run.timed_out or run.output_truncated:
+        return False, run.describe(), ""
+    verdict = judge_call(run.report)
+    if not verdict.passed:
+        return False, verdict.reason, ""
+    output = repr(verdict.value)
+    if _lines(output) == _lines(expected):
+        return True, "passed", output
+    return False, f"returned {output!r:.100}, expected {expected.strip()!r:.100}", output

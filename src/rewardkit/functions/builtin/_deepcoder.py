@@ -1,8 +1,8 @@
 """`deepcoder_code_reward`: 1.0 if the response's code passes every test case, else 0.0.
 
 The all-or-nothing reward of DeepCoder-style RL: the last fenced code block (the final
-answer, after any drafts) runs once per test case in a fresh sandboxed process (see
-`_testcases` and `_sandbox` for what is limited), and checking stops at the first
+answer, after any drafts) runs once per test case in a fresh cell of the jail (see
+`_testcases` and `docs/security.md` for what is limited), and checking stops at the first
 failure, which already decides the score.
 """
 

@@ -1,8 +1,8 @@
 """What goes into and comes out of a program the code rewards run.
 
 `compare_outputs` scores printed output against the expected output with partial credit
-for near misses; `call_arguments` reads a test case's input as the arguments of a
-function call, and `call_harness` appends the code that makes that call.
+for near misses (bounded, never raising: the output is untrusted); `call_arguments` reads
+a test case's input as the arguments of a function call.
 """
 
 from __future__ import annotations
@@ -16,9 +16,14 @@ from typing import Any
 
 from rewardkit.functions.builtin._answers import as_number
 
-__all__ = ["call_arguments", "call_harness", "compare_outputs"]
+__all__ = ["call_arguments", "compare_outputs"]
 
 _SPACES = re.compile(r"[ \t]+")
+_PARTIAL_CREDIT_CHARS = 100_000
+"""Past this much output (or expected output) only an exact match scores: partial credit
+for a huge output is noise, and computing it would cost the grader quadratic time."""
+_DIFF_COST = 20_000_000
+"""The most character pairs difflib may compare for one output (its worst case is n·m)."""
 
 
 def _normalized_lines(text: str) -> list[str]:
@@ -29,7 +34,7 @@ def _literal(text: str) -> Any:
     """`text` as a JSON or Python literal, or `text` itself when it is neither."""
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         pass
     try:
         return ast.literal_eval(text)
@@ -41,6 +46,8 @@ def _text_similarity(a: str, b: str) -> float:
     """difflib's ratio: punctuation and case count in program output."""
     import difflib
 
+    if len(a) * len(b) > _DIFF_COST:
+        return float(a == b)
     return difflib.SequenceMatcher(None, a, b).ratio() if a or b else 1.0
 
 
@@ -58,11 +65,12 @@ def _list_overlap(got: list[Any], want: list[Any]) -> float:
 def compare_outputs(actual: str, expected: str) -> float:
     """How well program output matches the expected output, in [0, 1].
 
-    1.0 when equal up to whitespace (trailing, leading and repeated spaces). Otherwise:
+    1.0 when equal up to whitespace (trailing, leading and repeated spaces). Otherwise
     two numbers score `1 - |a - b| / max(|a|, |b|)` (1.0 within a relative 1e-6); two
     lists the share of equal items at the same position; multi-line output the mean
     similarity of the lines at each position (a missing line scores 0); one line its
-    text similarity (difflib's ratio; case and punctuation count).
+    text similarity (difflib's ratio; case and punctuation count). An output (or expected
+    output) over 100,000 characters scores 0.0 unless equal; the comparison never raises.
 
     Example:
         >>> compare_outputs("  42 ", "42"), compare_outputs("[1, 2, 3, 4]", "[1, 2, 3]")
@@ -71,6 +79,15 @@ def compare_outputs(actual: str, expected: str) -> float:
     got, want = _normalized_lines(actual), _normalized_lines(expected)
     if got == want:
         return 1.0
+    if max(len(actual), len(expected)) > _PARTIAL_CREDIT_CHARS:
+        return 0.0
+    try:
+        return _partial_credit(actual, expected, got, want)
+    except (RecursionError, MemoryError, ValueError, OverflowError):
+        return 0.0  # a pathological output (e.g. '[' * 100000) is a wrong one
+
+
+def _partial_credit(actual: str, expected: str, got: list[str], want: list[str]) -> float:
     a, b = as_number(actual), as_number(expected)
     if a is not None and b is not None:
         return _number_closeness(a, b)
@@ -78,7 +95,9 @@ def compare_outputs(actual: str, expected: str) -> float:
     if isinstance(got_value, list) and isinstance(want_value, list):
         return _list_overlap(got_value, want_value)
     if len(got) > 1 or len(want) > 1:
-        pairs = zip(got, want, strict=False)
+        pairs = list(zip(got, want, strict=False))
+        if sum(len(g) * len(w) for g, w in pairs) > _DIFF_COST:
+            return sum(g == w for g, w in pairs) / max(len(got), len(want))
         return sum(_text_similarity(g, w) for g, w in pairs) / max(len(got), len(want))
     return _text_similarity(" ".join(got), " ".join(want))
 
@@ -115,19 +134,3 @@ def _unwrap(value: Any) -> Any:
         if inner is not value:
             return inner
     return value
-
-
-def call_harness(code: str, function: str, arguments: list[Any]) -> str:
-    """`code` plus a call of `function(*arguments)` that prints the result's `repr`.
-
-    The arguments are literals, so their `repr` is rebuilt with `ast.literal_eval` in the
-    program; the program's own output before the call is kept (it precedes the result).
-    """
-    if not function.isidentifier():
-        raise ValueError(f"function_to_call must be a Python identifier (got {function!r})")
-    return (
-        f"{code.rstrip()}\n\n"
-        "import ast as _rk_ast\n"
-        f"_rk_args = _rk_ast.literal_eval({repr(arguments)!r})\n"
-        f"print(repr({function}(*_rk_args)))\n"
-    )

@@ -1,10 +1,11 @@
-"""Check a program against test cases, each in a fresh sandboxed process (`run_program`).
+"""Check a program against test cases, each in a fresh cell of the jail (`_run`).
 
 Two kinds of test case: a *stdio* case feeds `stdin` to the program and compares what it
-prints; a *call* case (Python only) runs the program as a module, calls one of its
-functions with JSON arguments and compares the JSON of what it returns. Output matches
-when the lines are equal with surrounding whitespace and blank lines at either end
-ignored; returned values match when equal as JSON, numbers within a relative 1e-9.
+prints; a *call* case (Python only) runs the program beside the harness, which calls one
+of its functions with JSON arguments and reports the plain value it returns (`_verdict`).
+Output matches when the lines are equal with surrounding whitespace and blank lines at
+either end ignored; returned values match when equal as JSON, numbers within a relative
+1e-9. Both comparisons happen in the grader.
 
 JavaScript runs under Node.js with `readline()` (the next line of standard input, or
 `undefined`) and `print()` defined, as in the JS shells competitive judges use.
@@ -14,11 +15,11 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 from dataclasses import dataclass
 from typing import Any
 
-from rewardkit.functions.builtin._code import _FILE, _argv
+from rewardkit.functions.builtin._run import check_language, run_code, run_harness
+from rewardkit.functions.builtin._verdict import judge_call
 
 __all__ = [
     "CaseResult",
@@ -34,29 +35,13 @@ _JS_PRELUDE = (
     "globalThis.readline = () => (__rkAt < __rkIn.length ? __rkIn[__rkAt++] : undefined); "
     "globalThis.print = (...a) => console.log(...a);\n"
 )
-_CALL_HARNESS = """
-import json, sys
-case = json.load(open("case.json", encoding="utf-8"))
-sys.argv = ["solution.py"]
-namespace = {"__name__": "solution"}
-exec(compile(open("solution.py", encoding="utf-8").read(), "solution.py", "exec"), namespace)
-function = namespace.get(case["function"])
-if function is None and "Solution" in namespace:
-    function = getattr(namespace["Solution"](), case["function"], None)
-if not callable(function):
-    sys.exit(f"NameError: the code defines no function {case['function']!r}")
-result = function(*case["args"])
-sys.stdout.write("\\n" + case["marker"] + json.dumps(result, default=repr) + "\\n")
-"""
 _SYNTAX_CHECK = """
-import sys
 try:
-    compile(open("main.py", encoding="utf-8").read(), "main.py", "exec")
+    compile(open("solution.py", encoding="utf-8").read(), "main.py", "exec")
 except (SyntaxError, ValueError) as e:
     where = f" (line {e.lineno})" if getattr(e, "lineno", None) else ""
     print(f"{type(e).__name__}: {getattr(e, 'msg', None) or e}{where}")
 """
-_MARKER = "\x1erewardkit-result:"
 
 
 @dataclass(frozen=True)
@@ -94,34 +79,25 @@ def values_equal(actual: Any, expected: Any) -> bool:
     return bool(actual == expected)
 
 
-def _program(
-    code: str, language: str, memory_mb: int
-) -> tuple[list[str], dict[str, str], int | None]:
-    """The command, files and address-space limit that run `code` in `language`."""
-    argv, memory = _argv(language, memory_mb)
-    prelude = _JS_PRELUDE if language == "javascript" else ""
-    return argv, {_FILE[language]: prelude + code}, memory
-
-
-def check_language(language: str) -> None:
-    """Raise the error `run_stdio_case` would for `language`, before anything runs."""
-    _program("", language, 1)
-
-
-def _failure(run: Any) -> CaseResult:
-    return CaseResult(passed=False, error=run.describe())
+def _jsonish(value: Any) -> Any:
+    """A returned value as its JSON would read (tuples are lists; other values their repr)."""
+    if isinstance(value, list | tuple):
+        return [_jsonish(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k) if not isinstance(k, str) else k: _jsonish(v) for k, v in value.items()}
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    return repr(value)
 
 
 def run_stdio_case(
     code: str, language: str, stdin: str, expected: str, *, timeout: float, memory_mb: int
 ) -> CaseResult:
     """Run the program on `stdin` and compare its standard output with `expected`."""
-    from rewardkit.functions.builtin._sandbox import run_program
-
-    argv, files, memory = _program(code, language, memory_mb)
-    run = run_program(argv, files=files, stdin=stdin, timeout=timeout, memory_mb=memory)
+    prelude = _JS_PRELUDE if language == "javascript" else ""
+    run = run_code(prelude + code, language, stdin=stdin, timeout=timeout, memory_mb=memory_mb)
     if not run.ok:
-        return _failure(run)
+        return CaseResult(passed=False, error=run.describe())
     return CaseResult(passed=_lines(run.stdout) == _lines(expected), actual=run.stdout[:1000])
 
 
@@ -132,34 +108,27 @@ def run_call_case(
 
     APPS wraps some expected return values in a one-item list; either form matches.
     """
-    from rewardkit.functions.builtin._sandbox import run_program
-
-    case = {"function": function, "args": args, "marker": _MARKER}
-    files = {"solution.py": code, "case.json": json.dumps(case), "main.py": _CALL_HARNESS}
-    argv = [sys.executable, "-I", "main.py"]
-    run = run_program(argv, files=files, timeout=timeout, memory_mb=memory_mb)
-    if not run.ok:
-        return _failure(run)
-    _, found, returned = run.stdout.rpartition(_MARKER)
-    if not found:
-        return CaseResult(passed=False, error="the call returned no result")
-    try:
-        result = json.loads(returned)
-    except ValueError:
-        return CaseResult(passed=False, error="the call's result is not JSON-serialisable")
+    case = {"mode": "call", "function": function, "args": args, "module_name": "solution"}
+    run = run_harness(code, case, timeout=timeout, memory_mb=memory_mb)
+    if run.timed_out or run.output_truncated:
+        return CaseResult(passed=False, error=run.describe())
+    verdict = judge_call(run.report)
+    if not verdict.passed:
+        return CaseResult(passed=False, error=verdict.reason if run.ok else run.describe())
+    result = _jsonish(verdict.value)
     passed = values_equal(result, expected) or values_equal([result], expected)
-    return CaseResult(passed=passed, actual=returned.strip()[:1000])
+    return CaseResult(passed=passed, actual=json.dumps(result, default=str)[:1000])
 
 
 def syntax_error(code: str, *, timeout: float = 10.0) -> str | None:
     """Why the Python code does not compile (e.g. `SyntaxError: ... (line 2)`), or `None`.
 
-    Compiling runs in the sandbox too: a hostile source can exhaust the compiler.
+    Compiling runs in the jail too: a hostile source can exhaust the compiler.
     """
-    from rewardkit.functions.builtin._sandbox import run_program
+    from rewardkit.engine.jail import run_python
 
-    argv = [sys.executable, "-I", "-c", _SYNTAX_CHECK]
-    run = run_program(argv, files={"main.py": code}, timeout=timeout, memory_mb=512)
+    files = {"check.py": _SYNTAX_CHECK, "solution.py": code}
+    run = run_python("check.py", files=files, timeout=timeout, memory_mb=512)
     if not run.ok:
         return f"could not compile the code: {run.describe()}"
     return run.stdout.strip() or None

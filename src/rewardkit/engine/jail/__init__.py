@@ -1,0 +1,21 @@
+"""The jail for programs the graded side wrote (see `docs/security.md`)."""
+
+from rewardkit.engine.jail._jail import (
+    LEVELS,
+    ExecutionResult,
+    Jail,
+    JailError,
+    jail,
+    run_program,
+    run_python,
+)
+
+__all__ = [
+    "LEVELS",
+    "ExecutionResult",
+    "Jail",
+    "JailError",
+    "jail",
+    "run_program",
+    "run_python",
+]
