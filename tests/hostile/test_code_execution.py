@@ -184,10 +184,10 @@ ATTACKS: dict[str, str] = {
         "except Exception: pass\nprint(0)"
     ),
     "leaves an answer for the next sample": (
-        "import os\nfor d in ('/tmp', '/dev/shm', os.getcwd(), '/sandbox'):\n"
+        "import os\nfor d in ('/', '/tmp', '/dev/shm', os.getcwd(), '/sandbox'):\n"
         "    try: open(os.path.join(d, 'answer-{marker}'), 'w').write('1')\n"
         "    except Exception: pass\n"
-        "for d in ('/tmp', '/dev/shm', '/sandbox', '..'):\n"
+        "for d in ('/', '/tmp', '/dev/shm', '/sandbox', '..'):\n"
         "    try: print(os.listdir(d))\n    except Exception: pass\nprint(0)"
     ),
     # --- poisoning the grader ---
@@ -374,4 +374,29 @@ def test_nothing_was_left_behind(scored: dict[str, Any]) -> None:
     dirs = {*site.getsitepackages(), sysconfig.get_path("purelib")}
     assert not [d for d in dirs if Path(d, f"rk-evil-{marker}.pth").exists()]
     assert _survivors(marker) == []
-    assert not [p for p in ("/tmp", "/dev/shm") if Path(p, f"answer-{marker}").exists()]
+    assert not [p for p in ("/", "/tmp", "/dev/shm") if Path(p, f"answer-{marker}").exists()]
+
+
+def test_a_jailed_command_sees_the_workspace_and_nothing_else(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`command_*` criteria under `REWARDKIT_JAIL_COMMANDS=1`: the agent's program may write
+    its workspace, but not read the tests dir (the ground truth) or reach the network."""
+    from rewardkit.criteria._command import run_command
+
+    monkeypatch.setenv("REWARDKIT_JAIL_COMMANDS", "1")
+    workspace, tests = tmp_path / "app", tmp_path / "tests"
+    workspace.mkdir()
+    tests.mkdir()
+    (tests / "expected.txt").write_text(SECRET)
+    (workspace / "cheat.sh").write_text(
+        f"cat {tests}/expected.txt; ls {tmp_path}; echo made > made.txt; echo x > {tmp_path}/out.txt\n"
+        "exec 3<>/dev/tcp/127.0.0.1/1 && echo connected\n"
+    )
+    with _oracle(f"63.{os.getpid()}") as (_, heard):
+        result = run_command("bash cheat.sh", workspace, 10, workspace)
+    assert SECRET not in result.stdout
+    assert (workspace / "made.txt").read_text() == "made\n"
+    assert not (tmp_path / "out.txt").exists()
+    assert "connected" not in result.stdout
+    assert heard == []

@@ -2,6 +2,11 @@
 
 Output is read as it comes: the first and last `KEEP_BYTES` of each stream are kept and the
 middle is counted and dropped, so a command that prints gigabytes costs a few MiB.
+
+With `REWARDKIT_JAIL_COMMANDS=1` (the default of `rewardkit score` and `rewardkit serve`)
+the command runs in the jail instead (`rewardkit.engine.jail`): it may read the runtime and
+read and write the workspace, nothing else, with no network; its output is capped at
+`2 * KEEP_BYTES`, past which it is killed. `docs/security.md` says when to turn it on.
 """
 
 from __future__ import annotations
@@ -69,13 +74,37 @@ class _Stream:
         return text.replace("\r\n", "\n").replace("\r", "\n")  # universal newlines
 
 
-def run_command(cmd: str, cwd: Path, timeout: float) -> CommandResult:
+def jail_commands() -> bool:
+    """Whether commands run in the jail (`REWARDKIT_JAIL_COMMANDS`)."""
+    return os.environ.get("REWARDKIT_JAIL_COMMANDS", "").strip().lower() in ("1", "true", "yes")
+
+
+def _jailed(cmd: str, cwd: Path, timeout: float, workspace: Path) -> CommandResult:
+    from rewardkit.engine.jail import workspace_jail
+
+    run = workspace_jail(str(workspace)).run(
+        ["/bin/sh", "-c", cmd],
+        files={},
+        cwd=str(cwd),
+        timeout=timeout,
+        memory_mb=None,
+        max_output_bytes=2 * KEEP_BYTES,
+    )
+    dropped = (1, 0) if run.output_truncated else (0, 0)
+    return CommandResult(None if run.timed_out else run.returncode, run.stdout, run.stderr, dropped)
+
+
+def run_command(
+    cmd: str, cwd: Path, timeout: float, workspace: Path | None = None
+) -> CommandResult:
     """Run `cmd` through the shell in `cwd`; on timeout kill its whole process group.
 
     The command gets its own process group, so everything it started dies with it; in a
     criterion's worker process it stays in the worker's session, which the engine ends at
-    the criterion's deadline.
+    the criterion's deadline. With a `workspace` and `jail_commands()`, it runs in the jail.
     """
+    if workspace is not None and jail_commands():
+        return _jailed(cmd, cwd, timeout, workspace)
     proc = subprocess.Popen(
         cmd,
         shell=True,

@@ -47,7 +47,7 @@ def _execute(
 ) -> CommandResult | None:
     """Run `cmd` in the confined `cwd`; None (after a warning) if `cwd` leaves the workspace."""
     if not cwd:
-        return run_command(cmd, Path(workspace), timeout)
+        return run_command(cmd, Path(workspace), timeout, Path(workspace))
     try:
         where = confine(workspace, cwd)
     except OutsideWorkspace as exc:
@@ -57,7 +57,7 @@ def _execute(
         raise FileNotFoundError(f"{crit}: cwd {cwd!r} does not exist in the workspace")
     if not where.is_dir():
         raise NotADirectoryError(f"{crit}: cwd {cwd!r} is not a directory in the workspace")
-    return run_command(cmd, where, timeout)
+    return run_command(cmd, where, timeout, Path(workspace))
 
 
 @builtin("Check that the command `{cmd}` exits with code 0")

@@ -8,6 +8,7 @@ from rewardkit.engine.jail._jail import (
     jail,
     run_program,
     run_python,
+    workspace_jail,
 )
 
 __all__ = [
@@ -18,4 +19,5 @@ __all__ = [
     "jail",
     "run_program",
     "run_python",
+    "workspace_jail",
 ]

@@ -248,6 +248,8 @@ def enter_namespaces(read: list[str], write: list[str], mountpoint: str) -> None
     _syscall("pivot_root", b".", b".")
     _check(_libc.umount2(b".", 2), "umount old root")  # MNT_DETACH
     os.chdir("/")
+    # read-only, so no cell can leave anything there for another (cells mount /sandbox)
+    _mount(None, "/", None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
     socket.sethostname("jail")
 
 
@@ -276,16 +278,21 @@ def _setup_program(req: dict[str, Any], fds: list[int], scratch: str, abi: int) 
         os.dup2(fd, target)
     os.closerange(len(fds) - 1, 64)
     os.closerange(65, 65536)
-    os.chdir(scratch)
     for name, value in req["limits"].items():
-        resource.setrlimit(getattr(resource, name), (value, value))
+        kind = getattr(resource, name)
+        hard = resource.getrlimit(kind)[1]  # never above what the grader itself may use
+        value = value if hard == resource.RLIM_INFINITY else min(value, hard)
+        resource.setrlimit(kind, (value, value))
     os.environ.clear()
     os.environ.update(req["env"], HOME=scratch, TMPDIR=scratch)
+    tempfile.tempdir = None  # the keeper's mkdtemp cached the host's: TMPDIR decides again
     for sig in (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGCHLD, signal.SIGINT):
         signal.signal(sig, signal.SIG_DFL)
     drop_capabilities()
+    os.chdir(req.get("cwd") or scratch)
     if abi:
-        landlock(abi, req["read"], [scratch, "/dev/null", "/dev/zero", "/dev/full"])
+        write = [scratch, *req["write"], "/dev/null", "/dev/zero", "/dev/full"]
+        landlock(abi, req["read"], write)
     if _ARCH == "x86_64" and req["seccomp"]:
         seccomp(seccomp_filter())
 

@@ -164,9 +164,15 @@ class Jail:
     Args:
         layers: The layers to try (default: `REWARDKIT_JAIL_LAYERS`, else all three).
         min_isolation: Refuse to run below this level (default: `REWARDKIT_MIN_ISOLATION`).
+        write: Directories every program may also read and write (e.g. a workspace).
     """
 
-    def __init__(self, layers: Sequence[str] | None = None, min_isolation: str | None = None):
+    def __init__(
+        self,
+        layers: Sequence[str] | None = None,
+        min_isolation: str | None = None,
+        write: Sequence[str] = (),
+    ):
         env = os.environ.get("REWARDKIT_JAIL_LAYERS", "namespaces,landlock,seccomp")
         self._layers = list(layers if layers is not None else env.replace(" ", "").split(","))
         self._min = min_isolation
@@ -178,6 +184,7 @@ class Jail:
         self.layers: tuple[str, ...] = ()
         self.notes: tuple[str, ...] = ()
         self.read = _runtime()
+        self.write = [os.path.realpath(path) for path in write]
 
     @property
     def isolation(self) -> str:
@@ -186,7 +193,8 @@ class Jail:
 
     def _spawn(self, layers: list[str]) -> dict[str, Any]:
         self._mountpoint = tempfile.mkdtemp(prefix="rewardkit-jail-")
-        config = {"layers": layers, "read": self.read, "write": [], "mountpoint": self._mountpoint}
+        config = {"layers": layers, "read": self.read, "write": self.write,
+                  "mountpoint": self._mountpoint}  # fmt: skip
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         with theirs:
             self._proc = subprocess.Popen(
@@ -208,6 +216,7 @@ class Jail:
         return hello
 
     def _start(self) -> None:
+        required = self._min or _required()
         hello = self._spawn(self._layers)
         if "fatal" in hello:  # the namespaces half-failed: the other layers alone
             self.close()
@@ -220,7 +229,6 @@ class Jail:
             os.rmdir(self._mountpoint)
         self.layers = tuple(map(str, hello.get("layers", ())))
         self.notes = tuple(map(str, hello.get("notes", ())))
-        required = self._min or _required()
         if required and LEVELS.index(self.isolation) < LEVELS.index(required):
             self.close()
             raise JailError(
@@ -258,9 +266,11 @@ class Jail:
         max_output_bytes: int = 1_000_000,
         scratch_mb: int = 64,
         report: bool = False,
+        cwd: str | None = None,
     ) -> ExecutionResult:
         """Run `argv` (an absolute path first), or the Python file `python` in the forked
-        interpreter, in a fresh cell holding `files`, under the limits.
+        interpreter, in a fresh cell holding `files`, under the limits; in `cwd` (one of
+        `write`, or inside one) or else the cell's scratch directory.
 
         Raises:
             JailError: the jail could not be built, or not to the required level.
@@ -272,6 +282,8 @@ class Jail:
                     "PYTHONIOENCODING": "utf-8", "PYTHONDONTWRITEBYTECODE": "1"},
             "limits": _limits(timeout, memory_mb),
             "read": self.read,
+            "write": self.write,
+            "cwd": cwd,
             "timeout": timeout,
             "scratch_mb": scratch_mb,
         }  # fmt: skip
@@ -284,13 +296,17 @@ class Jail:
             _memfd("files", json.dumps(files).encode()),
         ]
         start = time.monotonic()
-        try:
-            self._send(header, given)
-        finally:
-            for fd in given[1:]:
-                os.close(fd)
-            theirs.close()
         with ctl:
+            try:
+                self._send(header, given)
+            except BaseException:
+                for r, _ in pipes:
+                    os.close(r)
+                raise
+            finally:
+                for fd in given[1:]:
+                    os.close(fd)
+                theirs.close()
             got = _collect(ctl, [r for r, _ in pipes], start + timeout, max_output_bytes)
         if "error" in got.status:
             raise JailError(f"the jail could not run the program: {got.status['error']}")
@@ -383,6 +399,8 @@ def _kill(ctl: socket.socket, got: _Collected) -> None:
 
 
 _default: Jail | None = None
+_for_workspace: dict[str, Jail] = {}
+_lock = threading.Lock()
 _warned: set[str] = set()
 
 
@@ -393,20 +411,38 @@ def _warn_once(message: str) -> None:
 
 
 def _forget() -> None:
-    global _default
-    _default = None  # a forked child starts its own zygote: the parent's is not its to share
+    """In a forked child: start its own zygotes; the parent's are not its to share."""
+    global _default, _lock
+    _lock = threading.Lock()  # another thread may have held it at the fork
+    for kept in (_default, *_for_workspace.values()):
+        if kept is not None and kept._sock is not None:
+            kept._sock.close()
+    _default = None
+    _for_workspace.clear()
 
 
 def jail() -> Jail:
     """This process's jail (one zygote per process, started on first use)."""
     global _default
-    if _default is None:
-        _default = Jail()
-        atexit.register(_default.close)
-    return _default
+    with _lock:
+        if _default is None:
+            _default = Jail()
+            atexit.register(_default.close)
+        return _default
 
 
 os.register_at_fork(after_in_child=_forget)
+
+
+def workspace_jail(workspace: str) -> Jail:
+    """A jail whose programs may also write `workspace` (the last two are kept)."""
+    key = os.path.realpath(workspace)
+    with _lock:
+        if key not in _for_workspace:
+            if len(_for_workspace) >= 2:
+                _for_workspace.pop(next(iter(_for_workspace))).close()
+            _for_workspace[key] = Jail(write=[key])
+        return _for_workspace[key]
 
 
 def run_program(argv: Sequence[str], **kwargs: object) -> ExecutionResult:
