@@ -400,3 +400,22 @@ def test_a_jailed_command_sees_the_workspace_and_nothing_else(
     assert not (tmp_path / "out.txt").exists()
     assert "connected" not in result.stdout
     assert heard == []
+
+
+def test_a_scorer_in_this_very_process_survives_its_programs() -> None:
+    """`rk.load` without a deadline scores on this process's threads: programs that kill
+    everything they can, or flood the output, end only their own cells."""
+    import rewardkit as rk
+    from rewardkit import reward_function
+    from rewardkit.functions.builtin import deepcoder_code_reward
+
+    @reward_function
+    def stdio(messages: Any, ground_truth: Any = None, **kwargs: Any) -> Any:
+        return deepcoder_code_reward(messages, ground_truth=ground_truth, timeout=3)
+
+    names = ["kills its ancestors and everyone", "fork bomb", "50 MB of output"]
+    samples = [_rollout(name, ATTACKS[name]) for name in names] + [_rollout("h", HONEST)]
+    results = rk.load([stdio]).score_batch(
+        [{k: v for k, v in s.items() if k != "id"} for s in samples]
+    )
+    assert [r.reward for r in results] == [0.0, 0.0, 0.0, 1.0]
