@@ -13,7 +13,9 @@ One `ModelClient` serves a whole run. For every request it
    `reasoning_effort`, each extra parameter, images (the rest is reported in `dropped`);
 6. retries transient failures within a `RetryPolicy`, and asks again (up to 3 calls) when
    the caller's parser rejects a reply with `ValueError`;
-7. raises a `JudgeError` subclass once it gives up, never a provider exception.
+7. ends the whole request, retries and re-asks included, at its `timeout`, counted from its
+   first call on the wire: a server that drips its answer cannot stretch it;
+8. raises a `JudgeError` subclass once it gives up, never a provider exception.
 """
 
 from __future__ import annotations
@@ -63,6 +65,26 @@ class _Reply:
     usage: Usage
     attempts: int
     dropped: tuple[str, ...]
+
+
+@dataclass
+class _Deadline:
+    """When a request must be done: `seconds` after its first call takes a permit (waiting for
+    the model's limiter is other requests' time, not this one's)."""
+
+    seconds: float
+    at: float | None = None
+    """The event loop's time it ends, once the first call started."""
+
+    def start(self) -> float:
+        """The event loop's time it ends, fixed by the first call."""
+        if self.at is None:
+            self.at = asyncio.get_running_loop().time() + self.seconds
+        return self.at
+
+    def left(self) -> float:
+        """Seconds left (all of them before the first call)."""
+        return self.seconds if self.at is None else self.at - asyncio.get_running_loop().time()
 
 
 @dataclass
@@ -148,14 +170,16 @@ class ModelClient:
 
         A parser signals an unusable reply by raising `ValueError`; the request is then
         sent again, up to `retry.parse_attempts` calls in total. Other exceptions from the
-        parser propagate unchanged. Identical requests in flight (same `key()`) share one
-        call, and each caller parses the reply with its own parser.
+        parser propagate unchanged. `request.timeout` bounds it all, retries and re-asks
+        included. Identical requests in flight (same `key()`) share one call (and the first
+        one's deadline), and each caller parses the reply with its own parser.
 
         Raises:
             JudgeError: a subclass saying why no reply was had (after retries);
                 `JudgeAuthError` before any call when a required key is missing.
             ConfigError: the model needs LiteLLM and it is not installed (the message
-                names the extra), or `REWARDKIT_TRANSPORT` is invalid.
+                names the extra), or `REWARDKIT_TRANSPORT` or `REWARDKIT_MAX_ANSWER_MIB` is
+                invalid.
         """
         started = time.perf_counter()
         cached = self._from_cache(request, parse)
@@ -167,9 +191,10 @@ class ModelClient:
             )
             return result, value
         usage, attempts, problem = Usage(), 0, ""
+        deadline = _Deadline(request.timeout)
         for ask in range(self.retry.parse_attempts):
             try:
-                reply, own = await self._ask(request, ask)
+                reply, own = await self._ask(request, ask, deadline)
             except JudgeError as exc:
                 raise _with_totals(exc, attempts, usage) from None
             if own:
@@ -204,13 +229,15 @@ class ModelClient:
         except ValueError:  # the parser changed since: ask the model again
             return None
 
-    async def _ask(self, request: CompletionRequest, ask: int) -> tuple[_Reply, bool]:
+    async def _ask(
+        self, request: CompletionRequest, ask: int, deadline: _Deadline
+    ) -> tuple[_Reply, bool]:
         """The reply to the `ask`-th sending of `request`, joining an identical one in flight."""
         slot = (request.key(), ask)
         shared = self._inflight.get(slot)
         own = shared is None or shared.task.cancelled()
         if shared is None or shared.task.cancelled():
-            shared = _Shared(asyncio.ensure_future(self._call(request)))
+            shared = _Shared(asyncio.ensure_future(self._call(request, deadline)))
             self._inflight[slot] = shared
             shared.task.add_done_callback(lambda task: self._settle(slot, task))
         else:
@@ -231,8 +258,9 @@ class ModelClient:
         if not task.cancelled():
             task.exception()  # retrieved here so a failure nobody awaits is not logged
 
-    async def _call(self, request: CompletionRequest) -> _Reply:
-        """One reply from the model, retrying transient failures within the policy."""
+    async def _call(self, request: CompletionRequest, deadline: _Deadline) -> _Reply:
+        """One reply from the model, retrying transient failures within the policy and the
+        deadline."""
         way = _route(request)
         provider = self._provider(way.provider)
         prepared = await provider.prepare(request, way)
@@ -242,11 +270,11 @@ class ModelClient:
         while True:
             attempts += 1
             try:
-                answer = await self._send(provider, prepared, request)
+                answer = await self._send(provider, prepared, request, deadline)
             except Exception as exc:  # classified below; CancelledError is not caught
                 failure = classify(exc)
                 timeouts += failure == "timeout"
-                wait, note = self._wait(failure, exc, attempts, timeouts, began)
+                wait, note = self._wait(failure, exc, attempts, timeouts, began, deadline)
                 if wait is None:
                     raise judge_error(
                         failure,
@@ -263,17 +291,21 @@ class ModelClient:
             return _Reply(answer.text, answer.usage, attempts, prepared.dropped)
 
     async def _send(
-        self, provider: Provider, prepared: Prepared, request: CompletionRequest
+        self,
+        provider: Provider,
+        prepared: Prepared,
+        request: CompletionRequest,
+        deadline: _Deadline,
     ) -> Answer:
-        # The provider's timeout bounds each socket operation; this one bounds the whole call.
-        limit = request.timeout * 1.05 + 0.25
         async with self._limiter(request.model):
             self.stats.calls += 1
             self.stats.in_flight += 1
             self.stats.max_in_flight = max(self.stats.max_in_flight, self.stats.in_flight)
             try:
-                async with asyncio.timeout(limit):
-                    return await provider.send(prepared, request.timeout)
+                # The provider's timeout bounds each socket operation, which a drip of one
+                # byte a second never trips; the deadline bounds the request as a whole.
+                async with asyncio.timeout_at(deadline.start()):
+                    return await provider.send(prepared, max(deadline.left(), 0.001))
             finally:
                 self.stats.in_flight -= 1
 
@@ -285,7 +317,13 @@ class ModelClient:
         return self._limiters[model]
 
     def _wait(
-        self, failure: Failure, exc: BaseException, attempts: int, timeouts: int, began: float
+        self,
+        failure: Failure,
+        exc: BaseException,
+        attempts: int,
+        timeouts: int,
+        began: float,
+        deadline: _Deadline,
     ) -> tuple[float | None, str]:
         """Seconds to wait before the next attempt, or `None` (and why) to give up."""
         policy = self.retry
@@ -302,7 +340,10 @@ class ModelClient:
         if time.monotonic() - began + wait > policy.budget:
             why = f"the provider asked to wait {asked:g}s, " if asked is not None else ""
             return None, f"; {why}beyond the {policy.budget:g}s retry budget"
-        return wait, ""
+        if wait < deadline.left():
+            return wait, ""
+        late = f"; a retry would pass the {deadline.seconds:g}s timeout"
+        return None, "" if failure == "timeout" else late  # a timeout's message says it
 
 
 def _route(request: CompletionRequest) -> Route:

@@ -2,24 +2,39 @@
 
 httpx is imported on first use, so building a plan never pays for it. Connections are kept
 alive between calls (a judge's 64 requests reuse a handful of sockets). A transport failure
-becomes `ConnectionError` (retried), a timeout `TimeoutError` (retried within the timeout
-count), and an HTTP error status a `ProviderError` carrying the provider's own message.
+becomes `ConnectionError` (retried), a timeout `TimeoutError`, and an HTTP error status a
+`ProviderError` carrying the provider's own message.
+
+An answer is untrusted bytes. Its body is streamed and decoded here (gzip a bounded piece at
+a time) and refused once its decoded size passes the cap (`REWARDKIT_MAX_ANSWER_MIB`), so a
+call never holds more than the cap plus one piece; a redirect is refused, never followed.
+Both raise `BadAnswer`, which is not retried. The whole call's deadline is the caller's.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import os
 import sys
-from collections.abc import Mapping
+import zlib
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from rewardkit.models._provider import ProviderError
+from rewardkit._errors import ConfigError
+from rewardkit.models._provider import BadAnswer, ProviderError
 
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["Http", "error_message"]
+__all__ = ["CAP_ENV", "MAX_ANSWER_MIB", "Http", "answer_cap", "error_message", "read_capped"]
+
+MAX_ANSWER_MIB = 16
+"""The default cap on one answer's decoded body (MiB): a judge's reply is a few KiB."""
+CAP_ENV = "REWARDKIT_MAX_ANSWER_MIB"
+PIECE = 64 << 10
+"""The most bytes one step of decoding yields (a gzip bomb grows 1000-fold per chunk)."""
 
 
 class Http:
@@ -27,6 +42,7 @@ class Http:
 
     def __init__(self) -> None:
         self._clients: dict[bool, httpx.AsyncClient] = {}
+        self.max_answer_bytes = answer_cap()
 
     def _open(self, url: str) -> httpx.AsyncClient:
         tls = not url.startswith("http://")
@@ -37,31 +53,42 @@ class Http:
             limits = httpx.Limits(max_connections=None, max_keepalive_connections=64)
             # A plain-HTTP client (a local server) never does TLS, so it skips loading the
             # CA bundle (≈40 ms, a fifth of a verifier's start-up).
-            self._clients[tls] = httpx.AsyncClient(limits=limits, timeout=None, verify=tls)
+            # A redirect is refused (`_refuse_redirect`): the key is never sent on elsewhere.
+            self._clients[tls] = httpx.AsyncClient(
+                limits=limits, timeout=None, verify=tls, follow_redirects=False
+            )
         return self._clients[tls]
 
     async def post(
         self, url: str, headers: Mapping[str, str], body: Mapping[str, Any], timeout: float
     ) -> tuple[Any, Mapping[str, str]]:
-        """The JSON body and headers of a 2xx answer to a POST of `body`."""
+        """The JSON body and headers of a 2xx answer to a POST of `body`.
+
+        `timeout` bounds each socket operation; the caller bounds the whole call.
+        """
         httpx = load_httpx()
         client = self._open(url)
+        # Only gzip is asked for, since it is the only coding decoded here with a bound.
+        sent = {**headers, "Accept-Encoding": "gzip"}
         try:
-            response = await client.post(url, json=body, headers=dict(headers), timeout=timeout)
+            async with client.stream(
+                "POST", url, json=body, headers=sent, timeout=timeout
+            ) as response:
+                _refuse_redirect(response)
+                data = await read_capped(response, self.max_answer_bytes)
         except httpx.TimeoutException:
             raise TimeoutError(f"no answer within {timeout:g}s") from None
         except httpx.RequestError as exc:  # resets, refused connections, bad answers
             raise ConnectionError(f"{type(exc).__name__}: {exc}") from None
-        if response.status_code >= 400:
-            message = error_message(response.text)
-            raise ProviderError(response.status_code, message, response.headers)
+        status = response.status_code
+        if status >= 400:
+            message = error_message(data.decode("utf-8", errors="replace"))
+            raise ProviderError(status, message, response.headers)
         try:
-            data = response.json()
-        except ValueError:
-            raise ConnectionError(
-                f"the answer (HTTP {response.status_code}) is not JSON: {response.text[:200]!r}"
-            ) from None
-        return data, response.headers
+            return json.loads(data), response.headers
+        except (ValueError, RecursionError):  # RecursionError: nested past the parser's depth
+            start = data[:200].decode("utf-8", errors="replace")
+            raise ConnectionError(f"the answer (HTTP {status}) is not JSON: {start!r}") from None
 
     async def aclose(self) -> None:
         """Close every pooled connection (idempotent)."""
@@ -88,6 +115,75 @@ def load_httpx() -> ModuleType:
         if block:
             del sys.modules["httpx._main"]
     return httpx
+
+
+def answer_cap(env: Mapping[str, str] = os.environ) -> int:
+    """`REWARDKIT_MAX_ANSWER_MIB` in bytes, checked (default `MAX_ANSWER_MIB`)."""
+    value = (env.get(CAP_ENV) or "").strip()
+    if not value:
+        return MAX_ANSWER_MIB << 20
+    try:
+        mib = float(value)
+    except ValueError:
+        mib = math.nan
+    if not (math.isfinite(mib) and mib > 0):
+        raise ConfigError(
+            f"{CAP_ENV} must be a positive number of MiB (got {value!r}); "
+            f"unset it for the default of {MAX_ANSWER_MIB}"
+        )
+    return max(1, int(mib * (1 << 20)))
+
+
+async def read_capped(response: httpx.Response, cap: int) -> bytearray:
+    """The decoded body of `response`; `BadAnswer` once it passes `cap` bytes."""
+    decode = _decoder(response.headers.get("content-encoding", ""))
+    data = bytearray()
+    async for raw in response.aiter_raw():
+        for piece in decode(raw):
+            if len(data) + len(piece) > cap:
+                raise BadAnswer(
+                    f"model answer exceeded {cap} bytes; raise {CAP_ENV} (MiB, default "
+                    f"{MAX_ANSWER_MIB}) if the model's answers are really this long"
+                )
+            data += piece
+    return data
+
+
+def _decoder(coding: str) -> Callable[[bytes], Iterable[bytes]]:
+    """A function from a raw chunk of the body to its decoded pieces."""
+    name = coding.strip().lower()
+    if name in ("", "identity"):
+        return lambda raw: (raw,)
+    if name in ("gzip", "x-gzip"):
+        return _Gunzip().feed
+    raise BadAnswer(f"the answer's Content-Encoding {coding!r} was not asked for (only gzip is)")
+
+
+class _Gunzip:
+    """Decodes gzip `PIECE` bytes of output at a time, members one after another."""
+
+    def __init__(self) -> None:
+        self._z = zlib.decompressobj(zlib.MAX_WBITS | 16)
+
+    def feed(self, raw: bytes) -> Iterator[bytes]:
+        while raw:
+            try:
+                piece = self._z.decompress(raw, PIECE)
+            except zlib.error as exc:
+                raise BadAnswer(f"the answer's gzip body is corrupt ({exc})") from None
+            raw = self._z.unconsumed_tail
+            if self._z.eof:  # RFC 1952 allows further members; unused_data would grow
+                raw, self._z = self._z.unused_data, zlib.decompressobj(zlib.MAX_WBITS | 16)
+            yield piece
+
+
+def _refuse_redirect(response: httpx.Response) -> None:
+    if 300 <= response.status_code < 400:
+        where = response.headers.get("location", "nowhere (no Location header)")
+        raise BadAnswer(
+            f"the endpoint redirected (HTTP {response.status_code}) to {where!r}, which is "
+            "not followed: set the base URL to the final address"
+        )
 
 
 def error_message(text: str) -> str:

@@ -39,7 +39,6 @@ class LiteLLMProvider:
         kwargs: dict[str, Any] = {
             "model": request.model,
             "messages": planned.messages,
-            "timeout": request.timeout,
             "max_retries": 0,  # ours are the only retries, so counts and budgets hold
             **planned.params,
         }
@@ -57,7 +56,8 @@ class LiteLLMProvider:
         return Prepared(kwargs, planned.dropped)
 
     async def send(self, prepared: Prepared, timeout: float) -> Answer:
-        response = await self._litellm.acompletion(**prepared.payload)
+        # What is left of the request's deadline; the client's own deadline ends it anyway.
+        response = await self._litellm.acompletion(**prepared.payload, timeout=timeout)
         return Answer(_text(response), Usage.from_response(response, _cost(response)))
 
     async def aclose(self) -> None:

@@ -1,8 +1,8 @@
-"""The one small interface every provider implements, and the error an HTTP answer raises.
+"""The one small interface every provider implements, and the errors an HTTP answer raises.
 
 A provider turns a `CompletionRequest` into a payload once (`prepare`: what is sent and
 what is dropped), then sends that payload as many times as the client's retries ask
-(`send`). It raises its failures as they are (`ProviderError`, `TimeoutError`,
+(`send`). It raises its failures as they are (`ProviderError`, `BadAnswer`, `TimeoutError`,
 `ConnectionError`, or LiteLLM's own exceptions); `_retry.classify` reads them all.
 """
 
@@ -16,7 +16,7 @@ from rewardkit.models._request import CompletionRequest
 from rewardkit.models._route import Route
 from rewardkit.models._usage import Usage
 
-__all__ = ["Answer", "Prepared", "Provider", "ProviderError"]
+__all__ = ["Answer", "BadAnswer", "Prepared", "Provider", "ProviderError"]
 
 
 class ProviderError(Exception):
@@ -28,6 +28,11 @@ class ProviderError(Exception):
         self.message = message
         self.headers = headers
         """The answer's headers (`Retry-After` is read from them)."""
+
+
+class BadAnswer(Exception):
+    """An answer refused as it came (over the size cap, a redirect, an unknown encoding);
+    sending the same request again would get the same, so it is never retried."""
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,8 @@
 
 Transient failures (429, 5xx, connection resets, timeouts) are retried with exponential
 backoff and jitter, honouring a provider's `Retry-After`, within `RetryPolicy`'s attempt
-counts and time budget. Permanent ones (401/403, 400/404/422) are not retried at all. The
+counts and time budget and the request's own deadline. Permanent ones (401/403,
+400/404/422, a refused answer: too large, a redirect) are not retried at all. The
 provider's exception (our native providers' `ProviderError`, LiteLLM's, the OpenAI SDK's) is
 classified by its HTTP status and class names, so nothing here imports LiteLLM.
 """
@@ -21,12 +22,14 @@ from typing import Any, Literal
 
 from rewardkit._errors import (
     JudgeAuthError,
+    JudgeBadReply,
     JudgeError,
     JudgeRateLimited,
     JudgeRequestError,
     JudgeTimeout,
     JudgeUnavailable,
 )
+from rewardkit.models._provider import BadAnswer
 
 __all__ = [
     "Failure",
@@ -39,7 +42,7 @@ __all__ = [
     "status_of",
 ]
 
-Failure = Literal["timeout", "rate_limit", "unavailable", "auth", "request"]
+Failure = Literal["timeout", "rate_limit", "unavailable", "auth", "request", "answer"]
 """What kind of failure one attempt met; the first three are transient."""
 
 TRANSIENT: frozenset[Failure] = frozenset({"timeout", "rate_limit", "unavailable"})
@@ -55,7 +58,8 @@ class RetryPolicy:
     max_attempts: int = 6
     """Calls per request for transient errors, the first included (1 = never retry)."""
     max_timeouts: int = 2
-    """Of those, how many may time out before giving up (each costs a whole timeout)."""
+    """Of those, how many may be timeouts (HTTP 408) before giving up; the request's own
+    timeout ends it, retries included."""
     base_delay: float = 1.0
     """Seconds before the first retry; doubled for each later one."""
     max_delay: float = 30.0
@@ -84,6 +88,8 @@ class RetryPolicy:
 
 def classify(exc: BaseException) -> Failure:
     """The kind of failure a provider (or LiteLLM, or asyncio) exception stands for."""
+    if isinstance(exc, BadAnswer):
+        return "answer"
     names = {cls.__name__ for cls in type(exc).__mro__}
     status = status_of(exc)
     if isinstance(exc, TimeoutError) or names & {"Timeout", "APITimeoutError"} or status == 408:
@@ -197,10 +203,11 @@ def judge_error(
         "unavailable": (JudgeUnavailable, "the provider failed"),
         "auth": (JudgeAuthError, "credentials refused or missing"),
         "request": (JudgeRequestError, "the provider rejected the request"),
+        "answer": (JudgeBadReply, "the answer was refused"),
     }
     cls, what = kinds[failure]
     return cls(
-        f"{model}: {what} ({code}{said}) after {tried}{note}. {_fix(failure, model)}",
+        f"{model}: {what} ({code}{said}) after {tried}{note}. {_fix(failure, model)}".rstrip(),
         model=model,
         attempts=attempts,
         status=status,
@@ -216,4 +223,5 @@ def _fix(failure: Failure, model: str) -> str:
         "auth": f"Check {key} (or the judge's api_key) and that it may use this model.",
         "request": "Check the model name and the judge's parameters.",
         "timeout": "",
+        "answer": "",  # the refusal says what to do
     }[failure]
