@@ -103,6 +103,18 @@ def test_one_cell_cannot_leave_anything_for_the_next(jail: Jail) -> None:
     assert py(jail, look).stdout == "[]\n"
 
 
+def test_no_shared_memory_between_cells(jail: Jail) -> None:
+    """System V IPC outlives a process: it would be a channel from one sample to the next."""
+    shm = (
+        "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+        "print(libc.shmget(0x52574B31, 4096, {flags}), ctypes.get_errno())"
+    )
+    created = py(jail, shm.format(flags="0o1666"))  # IPC_CREAT | 0666
+    found = py(jail, shm.format(flags="0o666"))
+    assert created.stdout.split()[0] == "-1", created
+    assert found.stdout.split()[0] == "-1", found
+
+
 def test_the_scratch_directory_is_capped(jail: Jail) -> None:
     source = (
         "import os\nwritten = 0\ntry:\n"

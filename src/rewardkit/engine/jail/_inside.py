@@ -130,16 +130,19 @@ def _landlock_rule(ruleset: int, path: str, access: int) -> None:
 # --- seccomp (x86_64): refuse the syscalls a graded program has no business making -----
 
 _DENY_X86_64 = (
-    41, 101, 103, 135, 153, 155, 159, 161, 163, 164, 165, 166, 167, 168, 169, 172, 173, 175,
-    176, 179, 212, 227, 246, 248, 249, 250, 272, 298, 303, 304, 308, 310, 311, 313, 320,
-    321, 323, 425, 426, 427, 428, 429, 430, 431, 432, 433, 438, 442,
+    29, 30, 31, 41, 64, 65, 66, 67, 68, 69, 70, 71, 101, 103, 135, 153, 155, 159, 161, 163,
+    164, 165, 166, 167, 168, 169, 172, 173, 175, 176, 179, 212, 220, 227, 240, 241, 242, 243,
+    244, 245, 246, 248, 249, 250, 272, 298, 303, 304, 308, 310, 311, 313, 320, 321, 323, 425,
+    426, 427, 428, 429, 430, 431, 432, 433, 438, 442,
 )  # fmt: skip
-"""socket ptrace syslog personality vhangup pivot_root adjtimex chroot acct settimeofday
-mount umount2 swapon swapoff reboot iopl ioperm init_module delete_module quotactl
-lookup_dcookie clock_settime kexec_load add_key request_key keyctl unshare perf_event_open
+"""shmget shmat shmctl socket semget semop semctl shmdt msgget msgsnd msgrcv msgctl ptrace
+syslog personality vhangup pivot_root adjtimex chroot acct settimeofday mount umount2 swapon
+swapoff reboot iopl ioperm init_module delete_module quotactl lookup_dcookie semtimedop
+clock_settime mq_* kexec_load add_key request_key keyctl unshare perf_event_open
 name_to_handle_at open_by_handle_at setns process_vm_readv process_vm_writev finit_module
 kexec_file_load bpf userfaultfd io_uring_* open_tree move_mount fsopen fsconfig fsmount
-fspick pidfd_getfd mount_setattr"""
+fspick pidfd_getfd mount_setattr: System V and POSIX message IPC would be a channel between
+samples, the rest a way out"""
 _NEW_NAMESPACES = 0x7E020080  # every CLONE_NEW* flag
 
 
@@ -258,7 +261,7 @@ def enter_namespaces(read: list[str], write: list[str], mountpoint: str) -> None
 
 def _cell_scratch(namespaces: bool, mb: int) -> str:
     if namespaces:
-        _check(_libc.unshare(CLONE_NEWPID | CLONE_NEWNS), "unshare cell")
+        _check(_libc.unshare(CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC), "unshare cell")
         _mount("tmpfs", "/sandbox", "tmpfs", MS_NOSUID | MS_NODEV, f"size={mb}m,mode=0700")
         return "/sandbox"
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
