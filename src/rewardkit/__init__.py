@@ -12,6 +12,17 @@ Names that need pydantic or asyncio load on first use, so `import rewardkit` sta
 
 from __future__ import annotations
 
+import sys as _sys
+
+if (
+    _sys.argv[:1] == ["-m"]  # runpy is still finding the module to run: this package
+    and _sys.orig_argv[-len(_sys.argv)] in ("rewardkit", "rewardkit.__main__")
+    and not _sys.flags.safe_path
+):
+    # `python -m rewardkit` put the working directory (Harbor's: the graded workspace) first on
+    # `sys.path`; drop it before anything is imported, or the agent's `typing.py` would run.
+    del _sys.path[0]
+
 from typing import TYPE_CHECKING, Any
 
 from rewardkit._errors import (

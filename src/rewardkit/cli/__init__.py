@@ -30,6 +30,10 @@ SUBCOMMANDS = {
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit code (see `rewardkit --help`)."""
+    if argv is None:  # this process is the command: the working directory may be the agent's
+        from rewardkit.cli._syspath import keep_off_sys_path
+
+        keep_off_sys_path(cwd=True)
     args = sys.argv[1:] if argv is None else argv
     shown = warnings.formatwarning
     warnings.formatwarning = _one_line

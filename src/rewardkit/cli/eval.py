@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rewardkit._errors import ConfigError
+from rewardkit.cli._syspath import keep_off_sys_path
 from rewardkit.cli._workers import add_worker_arguments
 
 if TYPE_CHECKING:
@@ -65,6 +66,8 @@ def main(argv: list[str]) -> int:
     from rewardkit.outputs.summary import summarize, terminal_lines, write_summary
 
     args = build_parser().parse_args(argv)
+    if args.cases is not None:
+        keep_off_sys_path(args.cases)
     try:
         setup = _setup(args)
     except ConfigError as exc:
@@ -123,7 +126,7 @@ def _setup(args: argparse.Namespace) -> _Setup:
     from rewardkit.sources._runs import baseline_run, baseline_summary, find_cases
     from rewardkit.sources.eval_yaml import load_suite
 
-    suite = load_suite(args.eval_yaml)
+    suite = load_suite(args.eval_yaml, untrusted=[args.cases] if args.cases else [])
     dirs, layout = find_cases(suite, args.cases)
     if args.baseline is None:
         return _Setup(suite, dirs, layout)

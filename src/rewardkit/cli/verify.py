@@ -11,6 +11,7 @@ from rewardkit import __version__
 from rewardkit._errors import ConfigError
 from rewardkit._verifier import DEFAULT_OUTPUT, DEFAULT_WORKSPACE, ERROR_POLICIES, verify
 from rewardkit.cli import SUBCOMMANDS
+from rewardkit.cli._syspath import keep_off_sys_path
 from rewardkit.cli._workers import add_worker_arguments
 from rewardkit.engine import Limits
 from rewardkit.outputs import format_comparison
@@ -143,6 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
+    keep_off_sys_path(Path(args.workspace))
     for key, value in args.judge_env:
         os.environ[key] = value
     if args.judge_env:  # explicit, so agent CLIs get them past their allow-list

@@ -192,6 +192,9 @@ def _child(
         die_with_pipe(lifeline[1], lifeline[0], end_session)
         if memory_mb is not None:
             cap_memory(memory_mb)
+        # `''` and relative entries name the working directory of the moment, which a judge
+        # may move into the workspace: nothing may be imported from there.
+        sys.path[:] = [entry for entry in sys.path if os.path.isabs(entry)]
         home = os.open(".", os.O_RDONLY)
         for call in calls:
             _send(fd, _run(call))

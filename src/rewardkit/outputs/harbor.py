@@ -1,7 +1,8 @@
 """Harbor's verifier files: `reward.json` and `reward-details.json` (schema: docs/outputs.md).
 
 Both are written atomically (temp file + rename). A run first removes the outputs of an
-earlier run, so a file on disk always belongs to the latest run.
+earlier run, so a file on disk always belongs to the latest run; a symlink or directory planted
+at an output path is removed or replaced, never followed (`outputs/_files.py`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 
 from rewardkit._outcome import ErrorPolicy, Outcome
 from rewardkit.engine import LeafResult, NodeResult, RunResult
-from rewardkit.outputs._files import atomic_write
+from rewardkit.outputs._files import atomic_write, remove_output
 
 __all__ = [
     "DETAILS_NAME",
@@ -35,9 +36,10 @@ def details_path(output: Path) -> Path:
 
 
 def clear_outputs(output: Path) -> None:
-    """Remove `output` and its details file, if an earlier run left them."""
+    """Remove `output`, its details file and `reward.txt`, whatever an earlier run (or the
+    agent) left there: a symlink is removed itself, never followed."""
     for path in (output, details_path(output), output.with_name(TXT_NAME)):
-        path.unlink(missing_ok=True)
+        remove_output(path)
 
 
 def write_outputs(

@@ -8,6 +8,7 @@ combined with another kind.
 from __future__ import annotations
 
 import importlib
+import importlib.machinery
 import sys
 import textwrap
 import warnings
@@ -190,11 +191,16 @@ def _check(source: Any, problems: Problems) -> Callable[..., Any] | None:
 def _code(
     module: Any, function: Any, path: Path, problems: Problems, context: JudgeContext
 ) -> Callable[..., Any] | None:
-    """Import `module` with the project root (then the eval.yaml's directory) on `sys.path`."""
+    """Import `module` with the project root (then the eval.yaml's directory) on `sys.path`;
+    one found in a directory the graded agent writes is refused before it runs."""
     if not isinstance(module, str) or not isinstance(function, str):
         problems.add("a code judge needs both 'module' and 'function' (strings)")
         return None
     roots = list(dict.fromkeys(str(p.resolve()) for p in (context.root, path.parent)))
+    refused = _agent_module(module, roots, context)
+    if refused:
+        problems.add(refused, "module")
+        return None
     sys.path[:0] = roots
     try:
         loaded = importlib.import_module(module)
@@ -217,6 +223,17 @@ def _code(
         )
         return None
     return fn
+
+
+def _agent_module(module: str, roots: list[str], context: JudgeContext) -> str | None:
+    """Why `module` may not be imported: its top-level file or package, as found in `roots`,
+    lies in a directory the graded agent writes (a symlink, or an eval.yaml inside one)."""
+    spec = importlib.machinery.PathFinder.find_spec(module.partition(".")[0], roots)
+    if spec is None:
+        return None  # not among the author's files: an installed module
+    places = [spec.origin, *(spec.submodule_search_locations or ())]
+    refusals = (context.refusal(module, Path(p).resolve()) for p in places if p)
+    return next((r for r in refusals if r), None)
 
 
 def _condition(text: Any, problems: Problems) -> Any:

@@ -1,9 +1,9 @@
 """The LLM and agent fields of an eval.yaml judge, resolved where the harness resolves them.
 
-`prompt_file`, `context` files and `agent.context` come from the project root (the working
-directory), falling back to the eval.yaml's directory; `model` defaults to `models.judge`;
-`agent.runner` is a mapping like the top-level `runner` (a bare name works too); a prompt
-template that does not parse fails at load.
+`prompt_file`, `context` files and `agent.context` come from the project root (see
+`project_root`), falling back to the eval.yaml's directory, and never from a directory the
+graded agent writes; `model` defaults to `models.judge`; `agent.runner` is a mapping like the
+top-level `runner` (a bare name works too); a prompt template that does not parse fails at load.
 """
 
 from __future__ import annotations
@@ -16,7 +16,14 @@ from typing import Any
 
 from rewardkit._errors import ConfigError, did_you_mean
 
-__all__ = ["LLM_FIELDS", "JudgeContext", "Problems", "check_template", "llm_config"]
+__all__ = [
+    "LLM_FIELDS",
+    "JudgeContext",
+    "Problems",
+    "check_template",
+    "llm_config",
+    "project_root",
+]
 
 LLM_FIELDS = ("llm_rubric", "prompt", "prompt_file")
 
@@ -28,6 +35,33 @@ class JudgeContext:
     root: Path
     judge_model: str | None = None
     steps: frozenset[str] = frozenset()
+    untrusted: tuple[Path, ...] = ()
+    """Resolved directories the graded agent writes (the workspace, the cases): no judge file
+    or module is ever taken from them."""
+
+    def refusal(self, name: str, found: Path) -> str | None:
+        """Why `name`, found at the resolved `found`, may not be used: it lies in (or, as a
+        directory, holds) one of `untrusted`. None when it may."""
+        for written in self.untrusted:
+            if found.is_relative_to(written) or written.is_relative_to(found):
+                return (
+                    f"{name!r} resolves to {found}, and {written} is written by the graded "
+                    f"agent: judge files are never taken from there. Keep it in the project "
+                    f"or beside the eval.yaml, outside the agent's directories"
+                )
+        return None
+
+
+def project_root(eval_yaml: Path, untrusted: tuple[Path, ...] = ()) -> Path:
+    """The harness's project root: the working directory when it holds the eval.yaml and lies
+    in no directory of `untrusted` (resolved); else the eval.yaml's directory.
+
+    Harbor runs the verifier in the workspace (`/app`), which holds no tests dir: so the
+    agent's files there never stand in for the author's.
+    """
+    cwd, home = Path.cwd().resolve(), eval_yaml.parent.resolve()
+    agents = any(cwd.is_relative_to(d) for d in untrusted)
+    return cwd if home.is_relative_to(cwd) and not agents else home
 
 
 class Problems:
@@ -45,12 +79,21 @@ def _project_file(
     name: str, path: Path, context: JudgeContext, found: Callable[[Path], bool] = Path.is_file
 ) -> Path | None:
     """A file the eval author names (anything `found` accepts): from the project root, else
-    beside the eval.yaml."""
-    for base in dict.fromkeys((context.root, path.parent)):
+    beside the eval.yaml. The caller refuses one in an agent's directory (`context.refusal`)."""
+    for base in _bases(path, context):
         candidate = (base / name).resolve()
         if found(candidate):
             return candidate
     return None
+
+
+def _bases(path: Path, context: JudgeContext) -> list[Path]:
+    """Where judge files are looked for, in order: the project root, the eval.yaml's directory."""
+    return list(dict.fromkeys((context.root, path.parent.resolve())))
+
+
+def _looked_in(path: Path, context: JudgeContext) -> str:
+    return " and ".join(map(str, _bases(path, context)))
 
 
 def llm_config(
@@ -71,10 +114,10 @@ def llm_config(
         target = item["prompt_file"]
         found = _project_file(target, path, context) if isinstance(target, str) else None
         if found is None:
-            problems.add(
-                f"file not found (got {target!r}; looked in {context.root} and {path.parent})",
-                "prompt_file",
-            )
+            where = _looked_in(path, context)
+            problems.add(f"file not found (got {target!r}; looked in {where})", "prompt_file")
+        elif refused := context.refusal(target, found):
+            problems.add(refused, "prompt_file")
         else:
             resolved["prompt_file"] = str(found)
     if "context" in item:
@@ -101,9 +144,11 @@ def _staged_context(
     for name in raw:
         target = _project_file(name, path, context, Path.exists) if isinstance(name, str) else None
         if target is None:  # as the harness: left out, the judge still runs
-            where = f"{context.root} and {path.parent}"
+            where = _looked_in(path, context)
             message = f"{path}: {problems.key}.agent.context: {name!r} not in {where}; skipped"
             warnings.warn(message, stacklevel=5)
+        elif refused := context.refusal(name, target):
+            problems.add(refused, "agent.context")
         else:
             found.append(str(target))
     return found
@@ -126,6 +171,9 @@ def _context(raw: Any, path: Path, context: JudgeContext, problems: Problems) ->
         if found is None:
             message = f"{path}: {problems.key}.context: {name!r} not found; skipped"
             warnings.warn(message, stacklevel=5)
+            continue
+        if refused := context.refusal(name, found):
+            problems.add(refused, "context")
             continue
         parts.append(f"## Context: {found.name}\n\n{found.read_text(encoding='utf-8')}")
     return "\n\n".join(parts)

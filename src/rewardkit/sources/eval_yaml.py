@@ -6,15 +6,16 @@ Every key is optional. Keys of the harness format that configure parts rewardkit
 all gets a warning with a "did you mean".
 
 Relative paths resolve as in the harness: `dataset.path` from the eval.yaml's directory;
-`prompt_file`, `context` files and `module` from the project root (the working directory),
-falling back to the eval.yaml's directory.
+`prompt_file`, `context` files and `module` from the project root (the working directory, when
+it holds the eval.yaml and is apart from the graded agent's directories: `project_root`),
+falling back to the eval.yaml's directory. One found in the agent's directories is refused.
 """
 
 from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ from rewardkit._errors import ConfigError, did_you_mean, raise_all
 from rewardkit.compose import JudgeInfo, RewardBlock, parse_reward_block
 from rewardkit.judges import EvalJudge
 from rewardkit.sources._eval_judges import parse_judge
-from rewardkit.sources._judge_fields import JudgeContext
+from rewardkit.sources._judge_fields import JudgeContext, project_root
 
 __all__ = ["EvalSuite", "load_suite"]
 
@@ -73,8 +74,18 @@ class EvalSuite:
         return {j.name: JudgeInfo(name=j.name, score_range=j.score_range) for j in self.judges}
 
 
-def load_suite(path: str | Path) -> EvalSuite:
+def load_suite(
+    path: str | Path, *, untrusted: Sequence[str | Path] = (), root: Path | None = None
+) -> EvalSuite:
     """Load and validate an eval.yaml (or a directory holding one).
+
+    Args:
+        path: the eval.yaml, or its directory.
+        untrusted: directories the graded agent writes (the workspace, the cases): no judge
+            file or module is taken from them, and a working directory in one is not the
+            project root.
+        root: the project root judge files resolve from (then the eval.yaml's directory);
+            by default `project_root`. For a Harbor tests dir: the tests dir itself.
 
     Raises:
         ConfigError: every problem found, each naming eval.yaml, the judge or key, and the fix.
@@ -90,8 +101,10 @@ def load_suite(path: str | Path) -> EvalSuite:
         if key not in HARNESS_KEYS:
             hint = did_you_mean(str(key), HARNESS_KEYS)
             warnings.warn(f"{path}: unknown top-level key {key!r} is ignored.{hint}", stacklevel=2)
+    agent_dirs = tuple(Path(d).resolve() for d in untrusted)
     context = JudgeContext(
-        root=Path.cwd(),
+        root=root.resolve() if root is not None else project_root(path, agent_dirs),
+        untrusted=agent_dirs,
         judge_model=_judge_model(data.get("models"), path, errors),
         steps=_step_ids(data.get("execution")),
     )
