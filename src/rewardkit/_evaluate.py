@@ -271,15 +271,16 @@ class Bridge:
     """`inputs`, `annotations` and run metadata, read from the tests directory (trusted)."""
 
 
-def load_bridge(tests_dir: Path) -> Bridge:
+def load_bridge(tests_dir: Path, workspace: Path) -> Bridge:
     """Load `tests_dir/eval.yaml` and what the case is given, from `tests_dir` only.
 
-    Ground truth and run metadata never come from the workspace: the agent writes it.
+    Ground truth and run metadata never come from the workspace: the agent writes it; judge
+    files and modules resolve from the tests dir, never from the working directory.
 
     Raises:
         ConfigError: eval.yaml, or a file the case is given, is invalid.
     """
-    suite = load_suite(tests_dir / "eval.yaml")
+    suite = load_suite(tests_dir / "eval.yaml", root=tests_dir, untrusted=(workspace,))
     try:
         truth = given(tests_dir)
     except (UntrustedInputError, OSError) as exc:

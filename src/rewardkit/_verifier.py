@@ -125,7 +125,7 @@ def verify(
     multi = len(tests_dirs) > 1
     if multi:
         _check_labels(tests_dirs)
-    loaded = [_load(Path(d)) for d in tests_dirs]
+    loaded = [_load(Path(d), workspace) for d in tests_dirs]
     if not workspace.is_dir():
         raise ConfigError(
             f"workspace not found: {workspace}. Pass the directory the agent worked in with "
@@ -160,7 +160,7 @@ def verify(
     return verdicts
 
 
-def _load(tests_dir: Path) -> Plan | Bridge:
+def _load(tests_dir: Path, workspace: Path) -> Plan | Bridge:
     if (tests_dir / "eval.yaml").is_file():
         from rewardkit._evaluate import load_bridge
 
@@ -173,7 +173,7 @@ def _load(tests_dir: Path) -> Plan | Bridge:
                 f"{', '.join(extra)} are not read as criteria.",
                 stacklevel=3,
             )
-        return load_bridge(tests_dir)
+        return load_bridge(tests_dir, workspace)
     return discover(tests_dir)
 
 

@@ -341,6 +341,22 @@ def test_a_given_root_is_the_only_project_root(
     assert ran(tmp_path) == []
 
 
+def test_a_working_directory_holding_the_tests_dir_supplies_no_judge(tmp_path: Path) -> None:
+    """Through the command: a verifier run from a directory above both the tests dir and the
+    agent's files (an image without a WORKDIR runs `test.sh` in `/`)."""
+    tests, ws = bridge(tmp_path, CODE_EVAL)
+    plant(
+        tmp_path / "ws" / "forged.py", "def grade(outputs, **kwargs):\n    return True, 'forged'\n"
+    )
+    (tmp_path / "judges.py").symlink_to(ws / "forged.py")
+    out = tmp_path / "logs" / "reward.json"
+    cmd = rewardkit_cmd(tests, "--workspace", ws, "--output", out)
+    done = measure(in_dir(tmp_path, cmd), limit_s=60, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert ran(tmp_path) == []
+    assert rewards(tmp_path) == {"reward": 0.0}
+
+
 # --- planted outputs ----------------------------------------------------------------------
 
 

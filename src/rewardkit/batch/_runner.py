@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -248,9 +247,9 @@ def drop_invalid(out: Path) -> int:
             else:
                 dropped += raw is not None and not raw.isspace()
     if dropped:
-        temp = out.with_name(f".{out.name}.tmp")
-        temp.write_bytes(b"".join(kept))
-        os.replace(temp, out)
+        from rewardkit.outputs._files import atomic_write
+
+        atomic_write(out, b"".join(kept).decode("utf-8", "replace"))
     return dropped
 
 
