@@ -419,3 +419,29 @@ def test_a_scorer_in_this_very_process_survives_its_programs() -> None:
         [{k: v for k, v in s.items() if k != "id"} for s in samples]
     )
     assert [r.reward for r in results] == [0.0, 0.0, 0.0, 1.0]
+
+
+@pytest.mark.parametrize(("setting", "reward"), [(None, 0.0), ("0", 1.0)])
+def test_rewardkit_score_jails_the_commands_of_criteria_by_default(
+    tmp_path: Path, setting: str | None, reward: float
+) -> None:
+    """The agent's script, run by an author's `command_*` criterion over a rollout's
+    workspace, reads a host file only when the operator turns the jail off."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text(SECRET)
+    tests, ws = tmp_path / "tests", tmp_path / "ws"
+    tests.mkdir()
+    ws.mkdir()
+    (tests / "checks.py").write_text(
+        f"import rewardkit as rk\nrk.command_output_contains('sh run.sh', {SECRET!r})\n"
+    )
+    (ws / "run.sh").write_text(f"cat {secret}\n")
+    rollouts, out = tmp_path / "r.jsonl", tmp_path / "out.jsonl"
+    rollouts.write_text(json.dumps({"workspace": str(ws)}) + "\n")
+    env = {k: v for k, v in os.environ.items() if k != "REWARDKIT_JAIL_COMMANDS"}
+    if setting is not None:
+        env["REWARDKIT_JAIL_COMMANDS"] = setting
+    cmd = rewardkit_cmd("score", rollouts, "--config", tests, "--out", out, "--no-progress")
+    run = measure(cmd, env=env, limit_s=60)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(out.read_text())["reward"] == reward

@@ -100,6 +100,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
+    # rollouts have no container around them: the agent code a command criterion runs goes
+    # into the jail unless the operator says otherwise (docs/security.md)
+    os.environ.setdefault("REWARDKIT_JAIL_COMMANDS", "1")
     try:
         counts = _run(args)
     except ConfigError as exc:

@@ -131,6 +131,7 @@ def main(argv: list[str]) -> int:
             file=sys.stderr,
         )
         return EXIT_CONFIG
+    os.environ.setdefault("REWARDKIT_JAIL_COMMANDS", "1")  # as in `rewardkit score`
     from rewardkit.batch import load
     from rewardkit.server import create_app
 
