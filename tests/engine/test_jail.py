@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from tests.hostile._measure import running
 
 from rewardkit.engine.jail import ExecutionResult, Jail, JailError
 
@@ -153,8 +154,8 @@ def test_nothing_outlives_the_cell(jail: Jail) -> None:
     )
     py(jail, source)
     deadline = time.monotonic() + 5
-    while _running(marker):
-        assert time.monotonic() < deadline, f"{_running(marker)} survived the cell"
+    while running(marker):
+        assert time.monotonic() < deadline, f"{running(marker)} survived the cell"
         time.sleep(0.05)
 
 
@@ -257,18 +258,6 @@ def test_a_missing_layer_is_said_in_one_line(capfd: pytest.CaptureFixture[str]) 
         "rewardkit: warning: jail: namespaces turned off; seccomp off; programs run under "
         "landlock\n"
     )
-
-
-def _running(argument: str) -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                if argument.encode() in f.read().split(b"\0"):
-                    found.append(int(entry))
-        except (OSError, ValueError):
-            continue
-    return found
 
 
 @pytest.mark.skipif(

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import socket
 import time
 from typing import Any
 
 import pytest
+from tests.hostile._measure import running
 
 from rewardkit.engine.jail import ExecutionResult, run_python
 from rewardkit.functions.builtin import fractional_code_reward, local_code_execution_reward
@@ -76,23 +76,6 @@ def test_extract_code_blocks() -> None:
     assert extract_code_blocks(text, "rust") == ["print(1)\n"]
 
 
-def _running(argument: str) -> list[int]:
-    """The host's live processes with `argument` on their command line (zombies aside):
-    a jailed program's own pids are its PID namespace's, so the test looks from outside."""
-    found = []
-    for entry in os.listdir("/proc"):
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                if argument.encode() not in f.read().split(b"\0"):
-                    continue
-            with open(f"/proc/{entry}/stat") as stat:
-                if stat.read().rsplit(")", 1)[1].split()[0] != "Z":
-                    found.append(int(entry))
-        except (FileNotFoundError, ProcessLookupError, NotADirectoryError, PermissionError):
-            continue
-    return found
-
-
 def test_timeout_kills_the_whole_process_group() -> None:
     source = (
         "import subprocess\n"
@@ -107,9 +90,9 @@ def test_timeout_kills_the_whole_process_group() -> None:
     assert time.monotonic() - start < 6
     assert result.stdout, f"the program printed nothing before its timeout: {result}"
     deadline = time.monotonic() + 5
-    while _running("60.4242"):
+    while running("60.4242"):
         if time.monotonic() > deadline:
-            pytest.fail(f"grandchild {_running('60.4242')} survived the timeout")
+            pytest.fail(f"grandchild {running('60.4242')} survived the timeout")
         time.sleep(0.05)
     reward = local_code_execution_reward(code("while True: pass"), timeout=0.5)
     assert reward.score == 0.0

@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Measured", "assert_no_leak", "measure", "rewardkit_cmd"]
+__all__ = ["Measured", "assert_no_leak", "measure", "rewardkit_cmd", "running"]
 
 
 @dataclass(frozen=True)
@@ -110,6 +110,23 @@ def assert_no_leak(secret: str, *paths: Path, texts: tuple[str, ...] = ()) -> No
             assert secret not in path.read_text(errors="replace"), f"{secret!r} leaked into {path}"
     for text in texts:
         assert secret not in text, f"{secret!r} leaked into the command's output"
+
+
+def running(argument: str) -> list[int]:
+    """The host's live processes with `argument` on their command line (zombies aside): a
+    jailed program's own pids are its PID namespace's, so a test looks from outside."""
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                if argument.encode() not in f.read().split(b"\0"):
+                    continue
+            with open(f"/proc/{entry}/stat") as stat:
+                if stat.read().rsplit(")", 1)[1].split()[0] != "Z":
+                    found.append(int(entry))
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
 
 
 def _tmp(kind: str) -> Path:

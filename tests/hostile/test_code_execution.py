@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.hostile._measure import assert_no_leak, measure, rewardkit_cmd
+from tests.hostile._measure import assert_no_leak, measure, rewardkit_cmd, running
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the jail is Linux's")
 
@@ -282,18 +282,6 @@ def _oracle(marker: str) -> Iterator[tuple[int, list[bytes]]]:
             server.close()
 
 
-def _survivors(marker: str) -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                if marker.encode() in f.read():
-                    found.append(int(entry))
-        except (OSError, ValueError):
-            continue
-    return found
-
-
 ENVIRONMENTS = {
     "bare metal": "namespaces,landlock,seccomp",
     "no user namespaces (Docker's default profile, Kubernetes)": "landlock,seccomp",
@@ -373,7 +361,7 @@ def test_nothing_was_left_behind(scored: dict[str, Any]) -> None:
     marker = scored["marker"]
     dirs = {*site.getsitepackages(), sysconfig.get_path("purelib")}
     assert not [d for d in dirs if Path(d, f"rk-evil-{marker}.pth").exists()]
-    assert _survivors(marker) == []
+    assert running(marker) == []
     assert not [p for p in ("/", "/tmp", "/dev/shm") if Path(p, f"answer-{marker}").exists()]
 
 
