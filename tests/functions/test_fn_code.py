@@ -287,3 +287,17 @@ def test_expected_output_that_is_no_string_scores_zero_with_a_reason() -> None:
     result = local_code_execution_reward(code("print(5)"), [{"input": "1"}])
     assert result.score == 0.0
     assert "use fractional_code_reward" in result.metrics["error"].reason
+
+
+@pytest.mark.parametrize(
+    "printed",
+    ["[" * 100_000, "1," * 300_000, "x" * 2_000_000, "[[[" * 10_000 + "]" * 5],
+    ids=["nested brackets", "300,000 numbers", "2 MB line", "unbalanced"],
+)
+def test_a_pathological_output_is_a_wrong_answer_in_bounded_time(printed: str) -> None:
+    start = time.monotonic()
+    assert compare_outputs(printed, "[1, 2, 3]") < 0.001  # never raises; at most a crumb
+    assert time.monotonic() - start < 1
+    program = f"import sys\nsys.stdout.write({printed[:50]!r} * {len(printed) // 50 or 1})"
+    result = local_code_execution_reward(code(program), "[1, 2, 3]", max_output_bytes=4_000_000)
+    assert result.score < 0.001

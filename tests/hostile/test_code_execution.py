@@ -222,7 +222,7 @@ ATTACKS: dict[str, str] = {
         "    os._exit(0)\nprint(0)"
     ),
     "fork bomb": (
-        "import os\nfor _ in range(12):\n    try: os.fork()\n    except OSError: pass\n"
+        "import os\nfor _ in range(8):\n    try: os.fork()\n    except OSError: pass\n"
         "import time; time.sleep(30)"
     ),
     # --- breaking the comparison ---
