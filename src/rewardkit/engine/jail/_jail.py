@@ -427,11 +427,17 @@ def jail() -> Jail:
     with _lock:
         if _default is None:
             _default = Jail()
-            atexit.register(_default.close)
         return _default
 
 
+def _close_all() -> None:
+    for kept in (_default, *_for_workspace.values()):
+        if kept is not None:
+            kept.close()
+
+
 os.register_at_fork(after_in_child=_forget)
+atexit.register(_close_all)
 
 
 def workspace_jail(workspace: str) -> Jail:
