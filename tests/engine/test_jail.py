@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -303,3 +304,54 @@ def test_the_jail_holds_for_an_unprivileged_user(tmp_path: Path) -> None:
         run.stdout
     )
     assert lines[1].startswith("('landlock', 'seccomp') ['65534', 'denied']"), run.stdout
+
+
+REFUSE = """
+import ctypes, json, struct, sys
+from rewardkit.engine.jail import Jail, _inside
+
+ld, jeq, ret = 0x20, 0x15, 0x06
+prog = [_inside._bpf(ld, 0)]
+for number, errno in json.loads(sys.argv[1]):
+    prog += [_inside._bpf(jeq, number, 0, 1), _inside._bpf(ret, 0x00050000 | errno)]
+prog.append(_inside._bpf(ret, 0x7FFF0000))
+ctypes.CDLL(None).prctl(38, 1, 0, 0, 0)  # no_new_privs, as a container runtime sets it
+_inside.seccomp(b"".join(prog))
+jail = Jail()
+run = jail.run(python="m.py", files={"m.py": "print(open('/etc/hostname').read())"})
+print(json.dumps([run.isolation, run.layers, jail.notes, run.returncode]))
+jail.close()
+"""
+
+
+@pytest.mark.parametrize(
+    ("refused", "isolation", "layers", "note"),
+    [
+        (
+            [(272, 1)],
+            "landlock",
+            ["landlock", "seccomp"],
+            "no user namespaces (unshare: Operation not permitted)",
+        ),
+        ([(444, 38)], "namespaces", ["namespaces", "seccomp"], "no Landlock"),
+    ],
+    ids=["as Docker's default profile refuses unshare", "as a kernel without Landlock"],
+)
+def test_a_refused_layer_is_left_out_and_said(
+    refused: list[tuple[int, int]], isolation: str, layers: list[str], note: str
+) -> None:
+    """Where the environment refuses a layer (not a setting: the kernel says no), the jail
+    builds the others, reports the level reached, and the program is still confined."""
+    if os.uname().machine != "x86_64":
+        pytest.skip("the filter below uses x86_64 syscall numbers")
+    run = subprocess.run(
+        [sys.executable, "-c", REFUSE, json.dumps(refused)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 0, run.stderr
+    got = json.loads(run.stdout)
+    assert got[:3] == [isolation, layers, [note]], got
+    assert got[3] == 1  # /etc/hostname is not the program's to read
+    assert f"rewardkit: warning: jail: {note}" in run.stderr or isolation == "namespaces"
