@@ -16,13 +16,16 @@ __all__ = [
     "numbers_match",
     "string_similarity",
     "tag_content",
+    "tag_spans",
 ]
 
 _WHITESPACE = re.compile(r"\s+")
 _NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _ANSWER_PHRASE = re.compile(
-    r"(?:final answer|answer)\s*(?:is|:|=)\s*(.+?)\s*(?:\n|$)", re.IGNORECASE
+    r"(?:final answer|answer)\s*(?:is|:|=)\s*(.*\S|.)\s*(?:\n|$)", re.IGNORECASE
 )
+""""answer is X": X runs to the line's last non-space (what a lazy `(.+?)\\s*$` keeps,
+without re-trying `\\s*` at every character of a long run of spaces)."""
 _ASSIGNMENT = re.compile(r"\b[a-zA-Z]\s*=\s*(-?\d[\d,]*(?:\.\d+)?)(?![\d.]*\s*[a-zA-Z(])")
 """`x = 4` (the value of a one-letter variable), not `x = 4y`."""
 _CLOSING_IS = re.compile(r"\bis\s+((?:\S+\s+){0,3}?\S+?)[.!]?\s*$", re.IGNORECASE)
@@ -50,9 +53,32 @@ def normalize_answer(
     return text if case_sensitive else text.casefold()
 
 
+def tag_spans(text: str, tag: str) -> list[tuple[int, int, int]]:
+    """Every `<tag>...</tag>`, left to right: (start, content end, end) offsets.
+
+    The content starts at `start + len("<tag>")`. One sweep of `str.find` (what the
+    non-overlapping lazy `<tag>(.*?)</tag>` finds): an unclosed tag ends the search, since
+    no later one can close either.
+    """
+    opening, closing = f"<{tag}>", f"</{tag}>"
+    spans: list[tuple[int, int, int]] = []
+    position = 0
+    while (start := text.find(opening, position)) >= 0:
+        stop = text.find(closing, start + len(opening))
+        if stop < 0:
+            break
+        position = stop + len(closing)
+        spans.append((start, stop, position))
+    return spans
+
+
 def tag_content(text: str, tag: str) -> str | None:
-    found = re.findall(rf"<{re.escape(tag)}>(.*?)</{re.escape(tag)}>", text, re.DOTALL)
-    return found[-1].strip() if found else None
+    """The stripped content of the last `<tag>...</tag>`, or None (linear time)."""
+    spans = tag_spans(text, tag)
+    if not spans:
+        return None
+    start, stop, _ = spans[-1]
+    return text[start + len(tag) + 2 : stop].strip()
 
 
 def boxed_content(text: str) -> str | None:

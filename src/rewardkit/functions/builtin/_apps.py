@@ -27,8 +27,27 @@ from rewardkit.types import EvaluateResult, Message, MetricResult
 
 __all__ = ["evaluate_apps_solution", "extract_python_code"]
 
-_THINK = re.compile(r"<think>.*?</think>", re.IGNORECASE | re.DOTALL)
+_THINK_OPEN = re.compile(r"<think>", re.IGNORECASE)
+_THINK_CLOSE = re.compile(r"</think>", re.IGNORECASE)
 _CODE_START = re.compile(r"^(?:def|class|import|from|async def|@)\b", re.MULTILINE)
+
+
+def _without_think(text: str) -> str:
+    """`text` less its `<think>...</think>` blocks, in one sweep (linear time).
+
+    What removing each lazy `<think>.*?</think>` (any case) leaves: an unclosed `<think>`
+    stays, and ends the sweep, since no later one can close either.
+    """
+    kept: list[str] = []
+    position = 0
+    while (opening := _THINK_OPEN.search(text, position)) is not None:
+        closing = _THINK_CLOSE.search(text, opening.end())
+        if closing is None:
+            break
+        kept.append(text[position : opening.start()])
+        position = closing.end()
+    kept.append(text[position:])
+    return "".join(kept)
 
 
 def extract_python_code(text: str) -> str:
@@ -42,7 +61,7 @@ def extract_python_code(text: str) -> str:
         >>> extract_python_code("<think>easy</think>Here:\\n```python\\nprint(1)\\n```")
         'print(1)'
     """
-    text = _THINK.sub("", text)
+    text = _without_think(text)
     blocks = extract_code_blocks(text, "python")
     if blocks:
         return blocks[-1].strip()

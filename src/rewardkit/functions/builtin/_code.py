@@ -37,8 +37,29 @@ __all__ = [
     "local_code_execution_reward",
 ]
 
-_FENCE = re.compile(r"```[ \t]*([\w+#.-]*)[^\n]*\n(.*?)```", re.DOTALL)
+_FENCE_TAG = re.compile(r"[ \t]*([\w+#.-]*)")
+"""A fence's language tag, read after its opening backticks."""
 _ALIASES = {"python": {"python", "py", "python3"}, "javascript": {"javascript", "js", "node"}}
+
+
+def _fenced(text: str) -> list[tuple[str, str]]:
+    """Every fenced block as (tag, code), in one left-to-right sweep (linear time).
+
+    What the lazy `` ```tag...\\n(.*?)``` `` finds: a fence opens at the next ```, its
+    header runs to the end of that line, and the code to the next ```. A fence with no
+    header line or no closing ends the search, since no later fence can have one either.
+    """
+    blocks: list[tuple[str, str]] = []
+    position = 0
+    while (start := text.find("```", position)) >= 0:
+        newline = text.find("\n", start + 3)
+        end = text.find("```", newline + 1) if newline >= 0 else -1
+        if end < 0:
+            break
+        tag = _FENCE_TAG.match(text, start + 3)
+        blocks.append((tag.group(1) if tag else "", text[newline + 1 : end]))
+        position = end + 3
+    return blocks
 
 
 def extract_code_blocks(text: str, language: str | None = None) -> list[str]:
@@ -51,11 +72,7 @@ def extract_code_blocks(text: str, language: str | None = None) -> list[str]:
         ['print(1)\\n']
     """
     names = _ALIASES.get(language, {language}) if language else None
-    return [
-        code
-        for tag, code in _FENCE.findall(text)
-        if names is None or not tag or tag.lower() in names
-    ]
+    return [code for tag, code in _fenced(text) if names is None or not tag or tag.lower() in names]
 
 
 def code_blocks(text: str, language: str | None = None) -> list[dict[str, str]]:
@@ -70,7 +87,7 @@ def code_blocks(text: str, language: str | None = None) -> list[dict[str, str]]:
     """
     names = _ALIASES.get(language, {language}) if language else None
     found = []
-    for tag, code in _FENCE.findall(text):
+    for tag, code in _fenced(text):
         tag = tag.lower()
         if names is not None and tag and tag not in names:
             continue

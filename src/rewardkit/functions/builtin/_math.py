@@ -4,7 +4,7 @@ Numbers are read with `extract_numbers` (`\\frac{1}{2}`, `0.5` and `1/2` are equ
 a reference with no number in it (sets, intervals, `\\sqrt{2}`, expressions) is
 compared symbolically by HuggingFace `math-verify` (the `math` extra), which reads the
 last `<answer>` block, else the GSM8K `####` line, else the last `\\boxed{}` or final
-expression.
+expression, in the last 8,000 characters of that region.
 """
 
 from __future__ import annotations
@@ -46,13 +46,17 @@ def _timeout() -> int | None:
     return 5 if threading.current_thread() is threading.main_thread() else None
 
 
+_MAX_VERIFIED = 8_000
+"""math-verify reads at most the last this many characters of the answer region (its
+final answer is at the end; the whole of a long chain of thought would cost seconds)."""
+
+
 def _answer_region(text: str) -> str:
     tagged = tag_content(text, "answer")
-    if tagged is not None:
-        return tagged
-    if "####" in text:
-        return text.rsplit("####", 1)[1].strip()
-    return text
+    if tagged is None and "####" in text:
+        tagged = text.rsplit("####", 1)[1].strip()
+    region = text if tagged is None else tagged
+    return region[-_MAX_VERIFIED:]
 
 
 def _parse(mv: ModuleType, text: str) -> list[Any]:

@@ -8,8 +8,11 @@ coefficients of variables (`4x`, `4 y`) and numbers inside LaTeX commands (`\\sq
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
+
+from rewardkit.functions.builtin._answers import tag_spans
 
 __all__ = ["Extracted", "compare_numbers", "extract_numbers", "has_unit"]
 
@@ -23,11 +26,20 @@ _UNITS = (
     "|kHz|MHz|GHz|Hz|kW|W|J|N|V|mL|ml|L|degrees|dollars|cents|%|°"
 )
 _UNIT = re.compile(rf"(?:{_UNITS})(?![A-Za-z])")
-_TAGGED = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)
+_BRACE = re.compile(r"\\boxed\{|[{}]")
+_MAX_ANSWERS = 200
+"""`extract_numbers` keeps the last this many answers (the final answer is the last)."""
+_MAX_FREE_TEXT = 32_000
+"""Without tags, boxes or `####`, numbers are read from the last this many characters."""
+_SPACE = re.compile(r"\s")
+_MAX_BOXED = 500
+"""A `\\boxed{}` whose content is longer than this is no answer (bounds the work and the
+answers a hostile nest of boxes could make; a box still counts as found)."""
 _GSM8K = re.compile(r"####\s*(-?\d[\d,]*(?:\.\d+)?)")
 _OR = re.compile(r"\bor\b|\\text\{\s*or\s*\}")
 _LETTER = re.compile(r"\(?([A-E])\)?")
-_SCI_LATEX = re.compile(rf"({_NUM})\s*\\times\s*10\^\{{?(-?\d+)\}}?")
+# A number starts at its first digit (the lookbehind): no re-scan from each digit of a run.
+_SCI_LATEX = re.compile(r"(-?(?<!\d)\d+(?:\.\d+)?)\s*\\times\s*10\^\{?(-?\d+)\}?")
 _FRAC_LATEX = re.compile(rf"\\[dt]?frac\{{({_NUM})\}}\{{({_NUM})\}}")
 _SCI = re.compile(rf"(?<![\w.]){_NUM}[eE][-+]?\d+(?!\w|\.\d)")
 _FRACTION = re.compile(r"(?<![\w./])(-?\d+)/(\d+)(?!\w|\.\d|/)")
@@ -35,7 +47,6 @@ _NUMBER = re.compile(
     r"(?<![\w.^_])(?<!\\[a-zA-Z]\{)(-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|-?\d+(?:\.\d+)?)"
 )
 _AFTER = re.compile(r"(\s?)([A-Za-z%°/]+)?")
-_COMMAND_OPEN = re.compile(r"\\[a-zA-Z]+\{$")
 
 
 def _number(text: str) -> float | None:
@@ -61,22 +72,48 @@ def _with_unit(text: str) -> float | None:
     return float(match.group(1)) if match else None
 
 
-def _boxed(text: str) -> list[tuple[int, str, str]] | None:
-    """Every `\\boxed{...}` (braces balanced): (start, whole text, content)."""
-    found = []
-    for match in re.finditer(r"\\boxed\{", text):
-        depth, begin = 1, match.end()
-        for i in range(begin, len(text)):
-            depth += {"{": 1, "}": -1}.get(text[i], 0)
-            if depth == 0:
-                found.append((match.start(), text[match.start() : i + 1], text[begin:i]))
-                break
+def _boxes(text: str) -> list[tuple[int, int]] | None:
+    """Every closed `\\boxed{...}` (braces balanced) as (start, closing brace), by start.
+
+    One sweep over the braces with a stack, so a long run of unclosed boxes costs linear
+    time rather than a scan to the end of the text from each.
+    """
+    if "\\boxed{" not in text:
+        return None
+    slots: list[int | None] = []
+    starts: list[int] = []
+    opened: list[int] = []  # slot index of a box, or -1 for a plain brace
+    for match in _BRACE.finditer(text):
+        if match.end() - match.start() > 1:
+            opened.append(len(slots))
+            starts.append(match.start())
+            slots.append(None)
+        elif match.group() == "{":
+            opened.append(-1)
+        elif opened and (slot := opened.pop()) >= 0:
+            slots[slot] = match.start()
+    found = [(start, end) for start, end in zip(starts, slots, strict=True) if end is not None]
     return found or None
 
 
-def _boxed_answers(boxes: list[tuple[int, str, str]]) -> list[Extracted]:
+def _boxed_answers(text: str, boxes: list[tuple[int, int]]) -> list[Extracted]:
     answers: list[Extracted] = []
-    for _, whole, content in boxes:
+    alternatives: list[int] | None = None  # starts of the "or" matches, found once
+    ends: list[int] = []
+    for i, (start, end) in enumerate(boxes):
+        begin = start + len("\\boxed{")
+        if end - begin > _MAX_BOXED:
+            continue
+        whole, content = text[start : end + 1], text[begin:end]
+        nested = i + 1 < len(boxes) and boxes[i + 1][0] < end
+        if nested:  # holds a box, so no number or letter: only an "or" can make it an answer
+            if alternatives is None:
+                found = [(m.start(), m.end()) for m in _OR.finditer(text)]
+                alternatives, ends = [s for s, _ in found], [e for _, e in found]
+            k = bisect.bisect_left(alternatives, begin)
+            if k < len(alternatives) and ends[k] <= end:
+                answers.append((whole, content.strip()))
+            continue
         value = _number(content)
         if value is None:
             value = _with_unit(content)
@@ -89,24 +126,59 @@ def _boxed_answers(boxes: list[tuple[int, str, str]]) -> list[Extracted]:
     return answers
 
 
-def _general(text: str) -> list[Extracted]:
-    """Every number in free text, by position, the most specific reading first."""
-    taken: list[tuple[int, int]] = []
-    found: list[tuple[int, Extracted]] = []
+def _after_command(text: str, start: int) -> bool:
+    """Whether `text[:start]` ends with a LaTeX command's `\\name{` (as `$` reads it)."""
+    for end in (start, start - 1) if text.endswith("\n", 0, start) else (start,):
+        if end < 2 or text[end - 1] != "{":
+            continue
+        letters = end - 1
+        while letters > 0 and text[letters - 1].isascii() and text[letters - 1].isalpha():
+            letters -= 1
+        if letters < end - 1 and text.endswith("\\", 0, letters):
+            return True
+    return False
 
-    def claim(start: int, end: int) -> bool:
-        if any(start < e and s < end for s, e in taken):
+
+class _Claims:
+    """The spans already read as numbers; each reading pattern claims in text order.
+
+    Earlier patterns' spans are kept sorted and disjoint, so one forward pointer answers
+    "does this overlap?" in amortised constant time (no scan of every span per number).
+    """
+
+    def __init__(self) -> None:
+        self.taken: list[tuple[int, int]] = []
+        self.new: list[tuple[int, int]] = []
+        self.next = 0
+
+    def claim(self, start: int, end: int) -> bool:
+        taken = self.taken
+        while self.next < len(taken) and taken[self.next][1] <= start:
+            self.next += 1
+        if self.next < len(taken) and taken[self.next][0] < end:
             return False
-        taken.append((start, end))
+        if self.new and self.new[-1][1] > start:
+            return False
+        self.new.append((start, end))
         return True
 
+    def next_pattern(self) -> None:
+        self.taken = sorted(self.taken + self.new)
+        self.new, self.next = [], 0
+
+
+def _general(text: str) -> list[Extracted]:
+    """Every number in free text, by position, the most specific reading first."""
+    claims = _Claims()
+    found: list[tuple[int, Extracted]] = []
     for pattern in (_SCI_LATEX, _FRAC_LATEX, _SCI, _FRACTION):
         for match in pattern.finditer(text):
             value = _number(match.group(0))
-            if value is not None and claim(match.start(), match.end()):
+            if value is not None and claims.claim(match.start(), match.end()):
                 found.append((match.start(), (match.group(0), value)))
+        claims.next_pattern()
     for match in _NUMBER.finditer(text):
-        if _COMMAND_OPEN.search(text, 0, match.start()):
+        if _after_command(text, match.start()):
             continue  # the argument of a LaTeX command, e.g. \sqrt{2} or \frac{24}{v}
         end, shown = match.end(), match.group(0)
         after = _AFTER.match(text, end)
@@ -118,7 +190,7 @@ def _general(text: str) -> list[Extracted]:
             elif not after.group(1) or len(word) == 1:  # type: ignore[union-attr]
                 continue  # a coefficient: 4x, 4 y
         value = _number(match.group(0))
-        if value is not None and claim(match.start(), end):
+        if value is not None and claims.claim(match.start(), end):
             found.append((match.start(), (shown, value)))
     return [answer for _, answer in sorted(found, key=lambda item: item[0])]
 
@@ -128,7 +200,10 @@ def extract_numbers(text: str) -> list[Extracted]:
 
     Priority: `<answer>` tags holding a number; else every `\\boxed{}` (a number, a
     multiple-choice letter or an "or" expression; once any box is found, only boxes
-    count); else GSM8K `#### n`; else every number in the text.
+    count); else GSM8K `#### n`; else every number in the text. Bounded for untrusted
+    text: only the last 200 answers are kept, free-text numbers are read from the last
+    32,000 characters (from a word boundary), and a box holding over 500 characters is
+    no answer.
 
     Example:
         >>> extract_numbers("Half is \\\\frac{1}{2}, so \\\\boxed{0.5}.")
@@ -136,19 +211,27 @@ def extract_numbers(text: str) -> list[Extracted]:
         >>> extract_numbers("It is 42 km, not 4x.")
         [('42 km', 42.0)]
     """
+    return _extracted(text)[-_MAX_ANSWERS:]
+
+
+def _extracted(text: str) -> list[Extracted]:
     tagged: list[Extracted] = []
-    for match in _TAGGED.finditer(text):
-        value = _number(match.group(1))
+    for start, stop, end in tag_spans(text, "answer"):
+        value = _number(text[start + len("<answer>") : stop])
         if value is not None:
-            tagged.append((match.group(0), value))
+            tagged.append((text[start:end], value))
     if tagged:
         return tagged
-    boxes = _boxed(text)
+    boxes = _boxes(text)
     if boxes is not None:
-        return _boxed_answers(boxes)
+        return _boxed_answers(text, boxes)
     gsm8k = [(m.group(0), float(m.group(1).replace(",", ""))) for m in _GSM8K.finditer(text)]
     if gsm8k:
         return list(gsm8k)
+    if len(text) > _MAX_FREE_TEXT:  # the tail, from a nearby space so no number is cut
+        cut = len(text) - _MAX_FREE_TEXT
+        space = _SPACE.search(text, cut, cut + 100)
+        text = text[space.end() if space else cut :]
     return _general(text)
 
 

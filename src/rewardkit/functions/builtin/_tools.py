@@ -9,12 +9,12 @@ call ids are ignored. Generated calls come from the response's `tool_calls`, its
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rewardkit.functions._decorator import reward_function
+from rewardkit.functions.builtin._answers import tag_spans
 from rewardkit.functions.builtin._response import (
     NoResponse,
     content_text,
@@ -25,8 +25,6 @@ from rewardkit.functions.builtin._response import (
 from rewardkit.types import EvaluateResult, Message, MetricResult
 
 __all__ = ["exact_tool_match_reward", "tool_calls_of"]
-
-_TOOL_CALL_BLOCK = re.compile(r"<tool_call>(.*?)</tool_call>", re.DOTALL)
 
 Call = tuple[str, str]
 """A call in canonical form: (function name, canonical JSON of its arguments)."""
@@ -87,7 +85,11 @@ def tool_calls_of(message: object) -> list[Call]:
     if legacy:
         return [_call(legacy)]
     text = content_text(field(message, "content"))
-    return [_call(block.strip()) for block in _TOOL_CALL_BLOCK.findall(text)]
+    opening = len("<tool_call>")
+    return [
+        _call(text[start + opening : stop].strip())
+        for start, stop, _ in tag_spans(text, "tool_call")
+    ]
 
 
 def _expected_calls(ground_truth: object) -> list[Call]:
