@@ -1,7 +1,9 @@
 """`math_reward`: are the response's answers the reference's?
 
 Numbers are read with `extract_numbers` (`\\frac{1}{2}`, `0.5` and `1/2` are equal);
-a reference with no number in it (sets, intervals, `\\sqrt{2}`, expressions) is
+a reference with no number in it (sets, intervals, `\\sqrt{2}`, expressions), and a
+one-answer reference or final box with structure a number reader would cut (`2\\pi`,
+`4\\sqrt2`, `\\pm`, relations, intervals, a signed fraction: `_STRUCTURE`), is
 compared symbolically by HuggingFace `math-verify` (the `math` extra), which reads the
 last `<answer>` block, else the GSM8K `####` line, else the last `\\boxed{}` or final
 expression, in the last 8,000 characters of that region.
@@ -17,10 +19,11 @@ from types import ModuleType
 from typing import Any
 
 from rewardkit.functions._decorator import reward_function
-from rewardkit.functions.builtin._answers import tag_content
+from rewardkit.functions.builtin._answers import boxed_content, tag_content
 from rewardkit.functions.builtin._extras import require
 from rewardkit.functions.builtin._numbers import (
     Extracted,
+    box_spans,
     compare_numbers,
     extract_numbers,
     has_unit,
@@ -67,8 +70,9 @@ def _parse(mv: ModuleType, text: str) -> list[Any]:
 def _parse_reference(reference: str) -> tuple[Any, ...]:
     """The parsed reference; cached, since RL scores many responses per reference."""
     mv = _math_verify()
-    # A bare reference such as `\sqrt{2}` or `{1, 2}` is LaTeX without delimiters.
-    return tuple(_parse(mv, reference) or _parse(mv, f"${reference}$"))
+    # A bare reference such as `2\pi` or `{1, 2}` is LaTeX without delimiters: read as
+    # plain text, only its `2` would be found.
+    return tuple(_parse(mv, f"${reference}$") or _parse(mv, reference))
 
 
 def _numeric(parsed: list[Any]) -> float | None:
@@ -173,6 +177,49 @@ def math_reward(
     return _verdict(*best)
 
 
+_HEDGE_BOXES = 3
+"""This many different boxed answers is a list of candidates, not an answer (two are a
+draft and its correction: the last box wins)."""
+
+
+def _boxed_values(text: str) -> set[str]:
+    """The distinct contents of the response's `\\boxed{}`s, spaces ignored, up to
+    `_HEDGE_BOXES` of them (a box of over 500 characters is no answer: nested boxes would
+    otherwise cost memory quadratic in their depth)."""
+    values: set[str] = set()
+    for start, end in box_spans(text) or []:
+        begin = start + len("\\boxed{")
+        if end - begin <= 500:
+            values.add(re.sub(r"\s+", "", text[begin:end]))
+            if len(values) >= _HEDGE_BOXES:
+                break
+    return values
+
+
+_STRUCTURE = re.compile(
+    r"\\(?:pi|sqrt|pm|mp|infty|cdot|times|div|le|ge|leq|geq|neq|ne|lt|gt|cup|cap|in"
+    r"|begin|log|ln|sin|cos|tan|exp)(?![a-zA-Z])|[<>=^]|^\s*-\s*\\[dt]?frac"
+    r"|[(\[][^()\[\]]*,[^()\[\]]*[)\]]|\\\{"
+)
+"""What the number reader would take a part of for the whole: a constant or a radical
+(`2\\pi`, `4\\sqrt2`), `\\pm`, a power, a relation (`x>5`, `y=2x+1`), an interval or a
+tuple with its brackets (`(0,9)`), a set, a matrix, a function, a signed `\\frac`."""
+
+
+def _structured(reference: str, text: str) -> bool:
+    """The reference, or the response's last box, has structure a number reader would lose,
+    so math-verify compares them."""
+    boxed = boxed_content(text)
+    return any(_STRUCTURE.search(side) for side in (reference, boxed or ""))
+
+
+@functools.cache
+def _has_math_verify() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("math_verify") is not None
+
+
 def _verdict(correct: bool, reason: str, metrics: dict[str, MetricResult]) -> EvaluateResult:
     score = 1.0 if correct else 0.0
     metrics = {**metrics, "math_answer": MetricResult(score=score, reason=reason, success=correct)}
@@ -192,15 +239,20 @@ def _score_one(
         "extracted_original_answers": _listing("original message (ground truth)", orig),
         "extracted_generated_answers": _listing("generated message", gen),
     }
-    if not orig:
+    single = len(orig) == 1
+    boxed = _boxed_values(text)
+    if single and len(boxed) >= _HEDGE_BOXES:
+        return False, f"Strictness fail (hedging): {len(boxed)} different boxed answers", metrics
+    if not orig or (single and _structured(reference, text) and _has_math_verify()):
         symbolic = (
             _verify_symbolically(reference, text, *raw_tolerances)
-            if "\\" in reference or "{" in reference
+            if orig or "\\" in reference or "{" in reference
             else None
         )
         if symbolic is not None:
             return (*symbolic, metrics)
-        return False, "Could not extract answers from original message (ground truth).", metrics
+        if not orig:
+            return False, "Could not extract answers from original message (ground truth).", metrics
     if not gen:
         return False, "Could not extract answers from generated message.", metrics
     if len(gen) > 1 and _unboxed_or(text):

@@ -14,7 +14,7 @@ import re
 
 from rewardkit.functions.builtin._answers import tag_spans
 
-__all__ = ["Extracted", "compare_numbers", "extract_numbers", "has_unit"]
+__all__ = ["Extracted", "box_spans", "compare_numbers", "extract_numbers", "has_unit"]
 
 Extracted = tuple[str, float | str]
 """One answer: the text it was read from, and its value (a number, or a string for a
@@ -72,7 +72,7 @@ def _with_unit(text: str) -> float | None:
     return float(match.group(1)) if match else None
 
 
-def _boxes(text: str) -> list[tuple[int, int]] | None:
+def box_spans(text: str) -> list[tuple[int, int]] | None:
     """Every closed `\\boxed{...}` (braces balanced) as (start, closing brace), by start.
 
     One sweep over the braces with a stack, so a long run of unclosed boxes costs linear
@@ -222,7 +222,7 @@ def _extracted(text: str) -> list[Extracted]:
             tagged.append((text[start:end], value))
     if tagged:
         return tagged
-    boxes = _boxes(text)
+    boxes = box_spans(text)
     if boxes is not None:
         return _boxed_answers(text, boxes)
     gsm8k = [(m.group(0), float(m.group(1).replace(",", ""))) for m in _GSM8K.finditer(text)]

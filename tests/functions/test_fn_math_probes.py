@@ -1,0 +1,48 @@
+"""`math_reward` against answers that are wrong but look right (the exploit probes of the
+math corpus that a number reader alone accepted), and their right counterparts."""
+
+from __future__ import annotations
+
+import pytest
+
+from rewardkit.functions.builtin import math_reward
+
+pytest.importorskip("math_verify")
+
+
+def _score(gold: str, answer: str) -> float:
+    messages = [{"role": "user", "content": "Solve."}, {"role": "assistant", "content": answer}]
+    return math_reward(messages, ground_truth=gold).score
+
+
+@pytest.mark.parametrize(
+    ("gold", "answer"),
+    [
+        ("2\\pi", "So the circumference is $\\boxed{2}$."),
+        ("2\\sqrt{3}", "The side is $\\boxed{2}$."),
+        ("\\frac{\\sqrt{3}}{2}", "Hence $\\sin 60^\\circ = \\boxed{2}$."),
+        ("-\\frac{1}{2}", "The slope is $\\boxed{\\frac{1}{2}}$."),
+        ("\\pm 2021", "The roots are $\\boxed{2021}$."),
+        ("4\\sqrt{2}", "The diagonal is $\\boxed{4}$."),
+        ("4", "The diagonal is $\\boxed{4\\sqrt{2}}$."),
+        ("x > 5", "The solution set is $\\boxed{x < 5}$."),
+        ("7", "The answer is \\boxed{1}, \\boxed{3}, \\boxed{5}, \\boxed{7}."),
+    ],
+)
+def test_a_part_of_the_answer_is_not_the_answer(gold: str, answer: str) -> None:
+    assert _score(gold, answer) == 0.0
+
+
+@pytest.mark.parametrize(
+    ("gold", "answer"),
+    [
+        ("2\\pi", "So the circumference is $\\boxed{2\\pi}$."),
+        ("-\\frac{1}{2}", "The slope is $\\boxed{-\\frac{1}{2}}$."),
+        ("4\\sqrt{2}", "The diagonal is $\\boxed{4\\sqrt{2}}$."),
+        ("x > 5", "The solution set is $\\boxed{x > 5}$."),
+        ("6", "First $\\boxed{5}$; no, I dropped a term: $\\boxed{6}$."),
+        ("42", "#### 42"),
+    ],
+)
+def test_the_whole_answer_is(gold: str, answer: str) -> None:
+    assert _score(gold, answer) == 1.0
