@@ -414,8 +414,8 @@ def _forget() -> None:
     """In a forked child: start its own zygotes; the parent's are not its to share."""
     global _default, _lock
     _lock = threading.Lock()  # another thread may have held it at the fork
-    for kept in (_default, *_for_workspace.values()):
-        if kept is not None and kept._sock is not None:
+    for kept in _kept():
+        if kept._sock is not None:
             kept._sock.close()
     _default = None
     _for_workspace.clear()
@@ -430,10 +430,14 @@ def jail() -> Jail:
         return _default
 
 
+def _kept() -> list[Jail]:
+    """This process's zygotes: the default one and the workspace ones."""
+    return [j for j in (_default, *_for_workspace.values()) if j is not None]
+
+
 def _close_all() -> None:
-    for kept in (_default, *_for_workspace.values()):
-        if kept is not None:
-            kept.close()
+    for kept in _kept():
+        kept.close()
 
 
 os.register_at_fork(after_in_child=_forget)

@@ -240,8 +240,8 @@ def _score_one(
         "extracted_generated_answers": _listing("generated message", gen),
     }
     single = len(orig) == 1
-    boxed = _boxed_values(text)
-    if single and len(boxed) >= _HEDGE_BOXES:
+    boxed = _boxed_values(text) if single else set()
+    if len(boxed) >= _HEDGE_BOXES:
         return False, f"Strictness fail (hedging): {len(boxed)} different boxed answers", metrics
     if not orig or (single and _structured(reference, text) and _has_math_verify()):
         symbolic = (

@@ -17,9 +17,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from rewardkit.engine.jail import ExecutionResult
 
-__all__ = ["LANGUAGES", "check_language", "run_code", "run_harness"]
+__all__ = ["check_language", "run_code", "run_harness"]
 
-LANGUAGES = ("javascript", "python")
 _FILE = {"python": "main.py", "javascript": "main.js"}
 
 
