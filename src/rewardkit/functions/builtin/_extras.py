@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-__all__ = ["require"]
+__all__ = ["missing", "require"]
 
 
 def require(module: str, *, package: str, extra: str, function: str) -> ModuleType:
@@ -18,7 +18,18 @@ def require(module: str, *, package: str, extra: str, function: str) -> ModuleTy
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        raise ImportError(
-            f"{function} needs the {package} package, which is not installed. "
-            f"Install the extra: pip install 'rewardkit[{extra}]'"
-        ) from exc
+        raise missing(package=package, extra=extra, function=function) from exc
+
+
+def missing(*, package: str, extra: str, function: str) -> ImportError:
+    """The `ImportError` `require` raises: what needs `package`, and the extra to install.
+
+    Example:
+        >>> error = missing(package="math-verify", extra="math", function="math_reward")
+        >>> str(error).partition(". ")[2]
+        "Install the extra: pip install 'rewardkit[math]'"
+    """
+    return ImportError(
+        f"{function} needs the {package} package, which is not installed. "
+        f"Install the extra: pip install 'rewardkit[{extra}]'"
+    )
