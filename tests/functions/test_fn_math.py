@@ -113,7 +113,7 @@ def test_missing_math_verify_names_the_extra(monkeypatch: pytest.MonkeyPatch) ->
     with pytest.raises(
         ImportError, match=r"math_reward needs the math-verify package.*rewardkit\[math\]"
     ):
-        math_reward(said("so $x = \\sqrt{2}$"), "\\sqrt{2}")
+        math_reward(said("so $\\boxed{10}$"), "\\sum_{k=1}^{4} k")
 
 
 def test_several_acceptable_answers() -> None:

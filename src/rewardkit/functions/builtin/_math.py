@@ -1,29 +1,28 @@
-"""`math_reward`: are the response's answers the reference's?
+"""`math_reward`: is the response's final answer the reference's?
 
-Numbers are read with `extract_numbers` (`\\frac{1}{2}`, `0.5` and `1/2` are equal);
-a reference with no number in it (sets, intervals, `\\sqrt{2}`, expressions), and a
-one-answer reference or final box with structure a number reader would cut (`2\\pi`,
-`4\\sqrt2`, `\\pm`, relations, intervals, a signed fraction: `_STRUCTURE`), is
-compared symbolically by HuggingFace `math-verify` (the `math` extra), which reads the
-last `<answer>` block, else the GSM8K `####` line, else the last `\\boxed{}` or final
-expression, in the last 8,000 characters of that region.
+The final answer is read from the end of the response (`_math_final`: answer tags, the last
+boxes, GSM8K `####`, "the answer is", a closing `$...$`) and the reference is read whole (or,
+when it is a sentence, by the same rules); both are parsed (`_math_parse`) and compared
+(`_math_equal`): numbers exactly, expressions symbolically, intervals, sets, tuples,
+matrices, equations and inequalities by what they mean. What our parser cannot read is
+judged by HuggingFace `math-verify` (the `math` extra) on the two extracted answers, under
+a hard deadline (`_symbolic`). A response with no marked final answer, or a reference that
+is prose, is read as reward-kit 0.4.1 reads it: every number (`extract_numbers`).
 """
 
 from __future__ import annotations
 
 import functools
-import math
 import re
-import threading
-from types import ModuleType
 from typing import Any
 
 from rewardkit.functions._decorator import reward_function
-from rewardkit.functions.builtin._answers import boxed_content, tag_content
-from rewardkit.functions.builtin._extras import require
+from rewardkit.functions.builtin._extras import missing
+from rewardkit.functions.builtin._math_equal import Tolerance, same_answer, symbols
+from rewardkit.functions.builtin._math_final import Final, final_answer
+from rewardkit.functions.builtin._math_parse import Node, parse_answer
 from rewardkit.functions.builtin._numbers import (
     Extracted,
-    box_spans,
     compare_numbers,
     extract_numbers,
     has_unit,
@@ -37,79 +36,6 @@ from rewardkit.functions.builtin._response import (
 from rewardkit.types import EvaluateResult, Message, MetricResult
 
 __all__ = ["math_reward"]
-
-
-def _math_verify() -> ModuleType:
-    return require("math_verify", package="math-verify", extra="math", function="math_reward")
-
-
-def _timeout() -> int | None:
-    # math-verify times out with SIGALRM, which only the main thread may use; elsewhere
-    # it would fail every parse and silently score 0, so run without its timeout there.
-    return 5 if threading.current_thread() is threading.main_thread() else None
-
-
-_MAX_VERIFIED = 8_000
-"""math-verify reads at most the last this many characters of the answer region (its
-final answer is at the end; the whole of a long chain of thought would cost seconds)."""
-
-
-def _answer_region(text: str) -> str:
-    tagged = tag_content(text, "answer")
-    if tagged is None and "####" in text:
-        tagged = text.rsplit("####", 1)[1].strip()
-    region = text if tagged is None else tagged
-    return region[-_MAX_VERIFIED:]
-
-
-def _parse(mv: ModuleType, text: str) -> list[Any]:
-    return list(mv.parse(text, parsing_timeout=_timeout()))
-
-
-@functools.lru_cache(maxsize=1024)
-def _parse_reference(reference: str) -> tuple[Any, ...]:
-    """The parsed reference; cached, since RL scores many responses per reference."""
-    mv = _math_verify()
-    # A bare reference such as `2\pi` or `{1, 2}` is LaTeX without delimiters: read as
-    # plain text, only its `2` would be found.
-    return tuple(_parse(mv, f"${reference}$") or _parse(mv, reference))
-
-
-def _numeric(parsed: list[Any]) -> float | None:
-    try:
-        value = complex(parsed[0])
-    except (TypeError, ValueError, IndexError):
-        return None
-    return value.real if value.imag == 0 and math.isfinite(value.real) else None
-
-
-def _close(gold: list[Any], answer: list[Any], rel: float | None, abs_: float | None) -> bool:
-    if rel is None and abs_ is None:
-        return False
-    a, b = _numeric(gold), _numeric(answer)
-    if a is None or b is None:
-        return False
-    return math.isclose(a, b, rel_tol=rel or 0.0, abs_tol=abs_ or 0.0)
-
-
-def _verify_symbolically(
-    reference: str, text: str, tolerance: float | None, absolute_tolerance: float | None
-) -> tuple[bool, str] | None:
-    """math-verify's verdict on a reference with no number in it (`\\sqrt{2}`, sets)."""
-    gold = list(_parse_reference(reference))
-    if not gold:
-        return None
-    mv = _math_verify()
-    answer = _parse(mv, _answer_region(text))
-    if not answer:
-        return False, "No final answer found in the response"
-    correct = bool(
-        mv.verify(gold, answer, timeout_seconds=_timeout())
-        or _close(gold, answer, tolerance, absolute_tolerance)
-    )
-    shown = answer[-1] if isinstance(answer[-1], str) else answer[0]
-    verdict = "equals" if correct else "does not equal"
-    return correct, f"Answer {shown!s:.200} {verdict} the expected {reference!r:.200}"
 
 
 @reward_function
@@ -177,49 +103,6 @@ def math_reward(
     return _verdict(*best)
 
 
-_HEDGE_BOXES = 3
-"""This many different boxed answers is a list of candidates, not an answer (two are a
-draft and its correction: the last box wins)."""
-
-
-def _boxed_values(text: str) -> set[str]:
-    """The distinct contents of the response's `\\boxed{}`s, spaces ignored, up to
-    `_HEDGE_BOXES` of them (a box of over 500 characters is no answer: nested boxes would
-    otherwise cost memory quadratic in their depth)."""
-    values: set[str] = set()
-    for start, end in box_spans(text) or []:
-        begin = start + len("\\boxed{")
-        if end - begin <= 500:
-            values.add(re.sub(r"\s+", "", text[begin:end]))
-            if len(values) >= _HEDGE_BOXES:
-                break
-    return values
-
-
-_STRUCTURE = re.compile(
-    r"\\(?:pi|sqrt|pm|mp|infty|cdot|times|div|le|ge|leq|geq|neq|ne|lt|gt|cup|cap|in"
-    r"|begin|log|ln|sin|cos|tan|exp)(?![a-zA-Z])|[<>=^]|^\s*-\s*\\[dt]?frac"
-    r"|[(\[][^()\[\]]*,[^()\[\]]*[)\]]|\\\{"
-)
-"""What the number reader would take a part of for the whole: a constant or a radical
-(`2\\pi`, `4\\sqrt2`), `\\pm`, a power, a relation (`x>5`, `y=2x+1`), an interval or a
-tuple with its brackets (`(0,9)`), a set, a matrix, a function, a signed `\\frac`."""
-
-
-def _structured(reference: str, text: str) -> bool:
-    """The reference, or the response's last box, has structure a number reader would lose,
-    so math-verify compares them."""
-    boxed = boxed_content(text)
-    return any(_STRUCTURE.search(side) for side in (reference, boxed or ""))
-
-
-@functools.cache
-def _has_math_verify() -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec("math_verify") is not None
-
-
 def _verdict(correct: bool, reason: str, metrics: dict[str, MetricResult]) -> EvaluateResult:
     score = 1.0 if correct else 0.0
     metrics = {**metrics, "math_answer": MetricResult(score=score, reason=reason, success=correct)}
@@ -234,25 +117,163 @@ def _score_one(
     raw_tolerances: tuple[float | None, float | None],
 ) -> tuple[bool, str, dict[str, MetricResult]]:
     """(correct, reason, metrics) of the response against one reference."""
+    gold = _gold(reference)
+    if gold is not None:
+        final = final_answer(text)
+        if final is not None:
+            tolerance = (raw_tolerances[0] or 0.0, raw_tolerances[1] or 0.0)
+            return _judged(gold, final, tolerance, require_units)
+        unfinished = _unfinished(text)
+        if unfinished is not None:
+            return False, f"Could not extract answers from generated message: {unfinished}", {}
+    return _by_numbers(text, reference, tolerances, require_units)
+
+
+@functools.lru_cache(maxsize=1024)
+def _gold(reference: str) -> tuple[str, Node | None] | None:
+    """The reference's answer (its text and parse): the reference itself when it is one
+    (`"\\frac{1}{2}"`, `"$x > 5$"`), else its marked final answer ("Answer: \\boxed{4}"),
+    else None (prose: read by numbers). Cached: RL scores many responses per reference."""
+    whole = reference.strip().strip("$").strip()
+    parsed = parse_answer(whole)
+    if parsed is not None and parsed[0] != "text":
+        return whole, parsed
+    final = final_answer(reference)
+    if final is not None and final.where != "math":
+        return final.text, parse_answer(final.text)
+    if "\\" in whole and not _PROSE.search(re.sub(r"\\[a-zA-Z]+", " ", whole)):
+        return whole, None  # LaTeX beyond our parser (`\\sum_{k=1}^n k`): for math-verify
+    return None
+
+
+_PROSE = re.compile(r"[a-zA-Z]{2,}\s+[a-zA-Z]{2,}\s+[a-zA-Z]{2,}")
+"""Three words in a row: a sentence, not a formula."""
+
+
+def _judged(
+    gold: tuple[str, Node | None],
+    final: Final,
+    tolerance: Tolerance,
+    require_units: bool,
+) -> tuple[bool, str, dict[str, MetricResult]]:
+    """The verdict of the answer-equivalence engine on the two final answers."""
+    gold_text, expected = gold
+    metrics = {
+        "extracted_original_answers": _found("original message (ground truth)", gold_text),
+        "extracted_generated_answers": _found(f"generated message ({final.where})", final.text),
+    }
+    answer = parse_answer(final.text)
+    single = expected is not None and expected[0] not in ("list", "set", "pm")
+    if final.hedged and single:
+        if final.where == "box":
+            return False, "Strictness fail (hedging): 3 or more different boxed answers", metrics
+        metrics["strictness_penalty_unboxed_or"] = _penalty(_UNBOXED_OR)
+        return False, f"Strictness fail (Issue #1 - Unboxed 'or'): {_UNBOXED_OR}", metrics
+    if expected is None or answer is None:
+        verdict = _symbolic(gold_text, final.text, gold_read=expected is not None)
+        if verdict is None:
+            side = "original message (ground truth)" if expected is None else "generated message"
+            return False, f"Could not extract answers from {side}: not math we can read.", metrics
+        correct = verdict
+    else:
+        if answer[0] in ("s", "text") and not symbols(expected) and expected[0] != "text":
+            reason = f"its final answer {final.text!r:.100} is not a value"
+            return False, f"Could not extract answers from generated message: {reason}.", metrics
+        if require_units and _has_unit(expected) != _has_unit(answer):
+            reason = "Unit presence mismatch between the generated and expected answers."
+            return False, reason, metrics
+        correct = same_answer(expected, answer, tolerance)
+        if not correct and (conflict := _conflict(expected, answer, tolerance)):
+            return False, conflict, metrics
+    verdict_text = "equals" if correct else "does not equal"
+    return (
+        correct,
+        f"Answer {final.text!r:.200} {verdict_text} the expected {gold_text!r:.200}.",
+        metrics,
+    )
+
+
+def _symbolic(gold: str, answer: str, gold_read: bool) -> bool | None:
+    """math-verify's verdict on what our parser cannot read. Without it installed, a
+    reference only it could read is an error (the `math` extra is needed for this
+    dataset); an unreadable answer is a wrong one."""
+    from rewardkit.functions.builtin._symbolic import verify_latex
+
+    try:
+        return verify_latex(gold, answer)
+    except ImportError:
+        if gold_read:
+            return None
+        raise missing(package="math-verify", extra="math", function="math_reward") from None
+
+
+def _has_unit(node: Node) -> bool:
+    while node[0] in ("pct", "deg", "unit"):
+        if node[0] == "unit":
+            return True
+        node = node[1]
+    return False
+
+
+def _conflict(expected: Node, answer: Node, tolerance: Tolerance) -> str | None:
+    """reward-kit's reasons for lists of numbers: values the reference lacks, or misses."""
+    if expected[0] != "list":
+        return None
+    answers = answer[1] if answer[0] == "list" else [answer]
+    extra = [a for a in answers if not any(same_answer(e, a, tolerance) for e in expected[1])]
+    values = [_shown(node) for node in extra]
+    if extra:
+        return (
+            "Strictness fail (Conflicting Answers): Generated answer includes other distinct "
+            f"numerical values not matching any original answer: {values}"
+        )
+    missing = [e for e in expected[1] if not any(same_answer(e, a, tolerance) for a in answers)]
+    return f"Generated answer misses expected answer(s): {[_shown(n) for n in missing]}"
+
+
+def _shown(node: Node) -> object:
+    """A number as reward-kit shows it (`10.0`), the value of `x = 10` and `10 km` too."""
+    while node[0] in ("rel", "unit"):
+        node = node[1][-1] if node[0] == "rel" else node[1]
+    return float(node[1]) if node[0] == "n" else node
+
+
+def _found(where: str, answer: str) -> MetricResult:
+    return MetricResult(score=1.0, reason=f"Extracted from {where}: {answer!r:.200}", success=True)
+
+
+_TRAILING_OPERATOR = re.compile(r"(?:[-+*/=^:(,\\]|\\[a-zA-Z]+)\s*$")
+
+
+def _unfinished(text: str) -> str | None:
+    """Why a response without a marked final answer is cut off, or None: it ends on an
+    operator, an open `<think>`, or after its last number ("... is 2500. Then tax is
+    added, giving")."""
+    stripped = text.rstrip()
+    if text.rfind("<think>") > text.rfind("</think>"):
+        return "the response ends inside <think>"
+    if _TRAILING_OPERATOR.search(stripped):
+        return "the response ends mid-expression"
+    sentences = re.split(r"(?<=[.!?])\s+", stripped[-2000:])
+    if sentences and not re.search(r"\d", sentences[-1]):
+        return "its last sentence states no number"
+    return None
+
+
+def _by_numbers(
+    text: str,
+    reference: str,
+    tolerances: tuple[float, float],
+    require_units: bool,
+) -> tuple[bool, str, dict[str, MetricResult]]:
+    """reward-kit 0.4.1's reading: every number of each side (`extract_numbers`)."""
     orig, gen = extract_numbers(reference), extract_numbers(text)
     metrics = {
         "extracted_original_answers": _listing("original message (ground truth)", orig),
         "extracted_generated_answers": _listing("generated message", gen),
     }
-    single = len(orig) == 1
-    boxed = _boxed_values(text) if single else set()
-    if len(boxed) >= _HEDGE_BOXES:
-        return False, f"Strictness fail (hedging): {len(boxed)} different boxed answers", metrics
-    if not orig or (single and _structured(reference, text) and _has_math_verify()):
-        symbolic = (
-            _verify_symbolically(reference, text, *raw_tolerances)
-            if orig or "\\" in reference or "{" in reference
-            else None
-        )
-        if symbolic is not None:
-            return (*symbolic, metrics)
-        if not orig:
-            return False, "Could not extract answers from original message (ground truth).", metrics
+    if not orig:
+        return False, "Could not extract answers from original message (ground truth).", metrics
     if not gen:
         return False, "Could not extract answers from generated message.", metrics
     if len(gen) > 1 and _unboxed_or(text):

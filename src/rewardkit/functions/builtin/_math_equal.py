@@ -1,0 +1,507 @@
+"""Are two parsed math answers the same? (see `_math_parse` for the trees)
+
+Values are compared exactly where they are rational (`fractions.Fraction`: `0.5` is
+`\\\\frac{1}{2}`, `0.333` is not `\\\\frac13`), and otherwise numerically at 60 significant
+digits with a relative tolerance of 1e-45 (`\\\\sqrt{117}` is `3\\\\sqrt{13}`; `\\\\frac{355}{113}`
+is not `\\\\pi`, nor `e^{\\\\pi\\\\sqrt{163}}` an integer). Expressions in variables are
+compared at three fixed points (`(x-2)(x-3)` is `x^2-5x+6`); equations are the same when
+their sides' differences are proportional (`y=2x+1` is `2x-y+1=0`); inequalities and
+intervals compare as sets (`x>5` is `(5,\\\\infty)`); lists and sets ignore order, tuples and
+matrices do not. Percentages, degrees and units: see `_scalar_equal`.
+
+Every evaluation is bounded: powers whose result would pass e^100000 and factorials past
+1000 are undefined (a wrong answer), so no answer can make the comparison run away.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+from rewardkit.functions.builtin._math_parse import Node
+
+__all__ = ["Tolerance", "same_answer", "symbols"]
+
+Tolerance = tuple[float, float]
+"""(relative, absolute) tolerance the user allows on numbers; (0, 0) is exact."""
+
+_DIGITS = 60
+_REL = Fraction(1, 10**45)
+_MAX_LOG = 100_000
+"""A power whose natural log passes this is undefined (bounds time and memory)."""
+_MAX_BITS = 100_000
+_POINTS = (
+    (Fraction(7071, 10000), Fraction(13183, 10000), Fraction(-5772, 10000)),
+    (Fraction(25029, 10000), Fraction(-3391, 10000), Fraction(11447, 10000)),
+    (Fraction(4142, 10000), Fraction(30103, 10000), Fraction(16180, 10000)),
+)
+_UNITS = {
+    "km": ("m", 1000), "m": ("m", 1), "cm": ("m", Fraction(1, 100)), "mm": ("m", Fraction(1, 1000)),
+    "kilometers": ("m", 1000), "meters": ("m", 1), "metres": ("m", 1),
+    "centimeters": ("m", Fraction(1, 100)), "millimeters": ("m", Fraction(1, 1000)),
+    "h": ("s", 3600), "hr": ("s", 3600), "hours": ("s", 3600), "hour": ("s", 3600),
+    "min": ("s", 60), "minutes": ("s", 60), "minute": ("s", 60), "s": ("s", 1), "sec": ("s", 1),
+    "seconds": ("s", 1), "second": ("s", 1), "kg": ("g", 1000), "g": ("g", 1),
+    "grams": ("g", 1), "mg": ("g", Fraction(1, 1000)), "kilograms": ("g", 1000),
+}  # fmt: skip
+
+
+class _Undefined(Exception):
+    """0/0, 0·∞, a runaway power: the expression has no value."""
+
+
+_local = threading.local()
+
+
+def _ctx() -> Any:
+    """This thread's mpmath context at `_DIGITS` digits (mpmath's `mp` is shared state)."""
+    ctx = getattr(_local, "ctx", None)
+    if ctx is None:
+        import mpmath
+
+        ctx = _local.ctx = mpmath.MPContext()
+        ctx.dps = _DIGITS
+    return ctx
+
+
+def symbols(node: Any) -> set[str]:
+    """The variables a tree mentions."""
+    found: set[str] = set()
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, tuple) and item:
+            if item[0] == "s":
+                found.add(item[1])
+            elif item[0] != "text":
+                stack.extend(item[1:])
+        elif isinstance(item, list):
+            stack.extend(item)
+    return found
+
+
+# -- evaluation ----------------------------------------------------------------------------
+def _exact(node: Node) -> Fraction | None:
+    """The rational value of a variable-free tree, or None when it is not (known to be)
+    rational."""
+    kind = node[0]
+    if kind == "n":
+        return node[1]  # type: ignore[no-any-return]
+    if kind == "neg":
+        value = _exact(node[1])
+        return None if value is None else -value
+    if kind in ("+", "*"):
+        total = Fraction(0 if kind == "+" else 1)
+        for part in node[1]:
+            value = _exact(part)
+            if value is None:
+                return None
+            total = total + value if kind == "+" else total * value
+            if max(total.numerator.bit_length(), total.denominator.bit_length()) > _MAX_BITS:
+                raise _Undefined
+        return total
+    if kind == "/":
+        top, bottom = _exact(node[1]), _exact(node[2])
+        if top is None or bottom is None:
+            return None
+        if bottom == 0:
+            raise _Undefined
+        return top / bottom
+    if kind == "^":
+        base, power = _exact(node[1]), _exact(node[2])
+        if base is None or power is None or power.denominator != 1:
+            return None
+        if base == 0 and power < 0:
+            raise _Undefined
+        size = max(base.numerator.bit_length(), base.denominator.bit_length())
+        if abs(power) * size > _MAX_BITS:
+            return None  # left to the bounded numerical path
+        return base ** int(power)
+    if kind == "f" and node[1] in ("abs", "sqrt"):
+        value = _exact(node[2])
+        if value is None:
+            return None
+        if node[1] == "abs":
+            return abs(value)
+        root_top = math.isqrt(max(value.numerator, 0))
+        root_bottom = math.isqrt(value.denominator)
+        squares = root_top**2 == value.numerator and root_bottom**2 == value.denominator
+        return Fraction(root_top, root_bottom) if value >= 0 and squares else None
+    return None
+
+
+def _approx(node: Node, env: dict[str, Fraction]) -> Any:
+    """The value as an mpmath number (complex where needed); raises `_Undefined`."""
+    ctx = _ctx()
+    kind = node[0]
+    if kind == "n":
+        return ctx.mpf(node[1].numerator) / node[1].denominator
+    if kind == "s":
+        if node[1] not in env:
+            raise _Undefined
+        value = env[node[1]]
+        return ctx.mpf(value.numerator) / value.denominator
+    if kind == "c":
+        return {"pi": ctx.pi, "e": ctx.e, "i": ctx.mpc(0, 1), "inf": ctx.inf}[node[1]]
+    if kind == "neg":
+        return -_approx(node[1], env)
+    if kind == "+":
+        return _checked(ctx, ctx.fsum(_approx(part, env) for part in node[1]))
+    if kind == "*":
+        total = ctx.mpf(1)
+        for part in node[1]:
+            total = _checked(ctx, total * _approx(part, env))
+        return total
+    if kind == "/":
+        top, bottom = _approx(node[1], env), _approx(node[2], env)
+        if bottom == 0:
+            raise _Undefined
+        return _checked(ctx, top / bottom)
+    if kind == "^":
+        return _power(ctx, _approx(node[1], env), _approx(node[2], env))
+    if kind == "f":
+        return _function(ctx, node[1], node[2], env)
+    if kind in ("unit", "deg"):  # inside an equation: the number (`v = 4 km/h`)
+        return _approx(node[1], env)
+    if kind == "pct":
+        return _approx(node[1], env) / 100
+    raise _Undefined
+
+
+def _checked(ctx: Any, value: Any) -> Any:
+    if ctx.isnan(value):
+        raise _Undefined
+    return value
+
+
+def _power(ctx: Any, base: Any, power: Any) -> Any:
+    if base == 0:
+        if ctx.re(power) <= 0:
+            raise _Undefined
+        return ctx.mpf(0)
+    if ctx.isinf(base) or ctx.isinf(power):
+        raise _Undefined
+    if abs(power) * abs(ctx.log(abs(base))) > _MAX_LOG:
+        raise _Undefined
+    if ctx.im(base) == 0 and ctx.re(base) < 0 and ctx.im(power) == 0:
+        ratio = Fraction(str(ctx.nstr(ctx.re(power), 30)))
+        if ratio.denominator % 2 == 1 and ratio.limit_denominator(1000) == ratio:
+            magnitude = ctx.power(-ctx.re(base), ctx.re(power))  # a real odd root
+            return magnitude if ratio.numerator % 2 == 0 else -magnitude
+    return _checked(ctx, ctx.power(base, power))
+
+
+_MPMATH_NAMES = {
+    "sqrt": "sqrt", "abs": "fabs", "sin": "sin", "cos": "cos", "tan": "tan", "cot": "cot",
+    "sec": "sec", "csc": "csc", "arcsin": "asin", "arccos": "acos", "arctan": "atan",
+    "sinh": "sinh", "cosh": "cosh", "tanh": "tanh", "ln": "ln", "log": "log", "exp": "exp",
+    "lg": "log10",
+}  # fmt: skip
+
+
+def _function(ctx: Any, name: str, arg: Node, env: dict[str, Fraction]) -> Any:
+    value = _approx(arg, env)
+    if name == "factorial":
+        if value != ctx.floor(value) or not 0 <= value <= 1000:
+            raise _Undefined
+        return ctx.factorial(value)
+    if name == "abs":
+        return abs(value)
+    if name in ("floor", "ceil"):
+        return getattr(ctx, name)(ctx.re(value))
+    if name == "exp" and abs(value) > _MAX_LOG:
+        raise _Undefined
+    if name not in _MPMATH_NAMES or (name in ("ln", "log", "lg") and value == 0):
+        raise _Undefined
+    return _checked(ctx, getattr(ctx, _MPMATH_NAMES[name])(value))
+
+
+def _value(node: Node, env: dict[str, Fraction]) -> Any:
+    """Exact where possible (a `Fraction`), else an mpmath number."""
+    if not env:
+        exact = _exact(node)
+        if exact is not None:
+            return exact
+    return _approx(node, env)
+
+
+def _numbers_equal(a: Any, b: Any, tolerance: Tolerance) -> bool:
+    if isinstance(a, Fraction) and isinstance(b, Fraction) and a == b:
+        return True
+    ctx = _ctx()
+    x = ctx.mpf(a.numerator) / a.denominator if isinstance(a, Fraction) else a
+    y = ctx.mpf(b.numerator) / b.denominator if isinstance(b, Fraction) else b
+    if ctx.isinf(x) or ctx.isinf(y):
+        return bool(x == y)
+    difference = abs(x - y)
+    scale = max(abs(x), abs(y))
+    if difference <= scale * ctx.mpf(_REL.numerator) / _REL.denominator:
+        return not (isinstance(a, Fraction) and isinstance(b, Fraction))
+    relative, absolute = tolerance
+    return bool(difference <= max(relative * scale, absolute)) if relative or absolute else False
+
+
+def _expressions_equal(a: Node, b: Node, tolerance: Tolerance) -> bool:
+    names = symbols(a)
+    if names != symbols(b):
+        return False
+    if not names:
+        return _numbers_equal(_value(a, {}), _value(b, {}), tolerance)
+    ordered = sorted(names)
+    for point in _POINTS:
+        env = {n: point[i % 3] + i // 3 for i, n in enumerate(ordered)}
+        if not _numbers_equal(_approx(a, env), _approx(b, env), (1e-25, 1e-25)):
+            return False
+    return True
+
+
+# -- answers -------------------------------------------------------------------------------
+def _unwrap(node: Node) -> tuple[Node, dict[str, Any]]:
+    """The bare quantity of a percentage, an angle or a measurement, and what it was."""
+    marks: dict[str, Any] = {}
+    while node[0] in ("pct", "deg", "unit"):
+        marks[node[0]] = node[2] if node[0] == "unit" else True
+        node = node[1]
+    return node, marks
+
+
+def _scaled(node: Node, factor: Any) -> Node:
+    return ("*", [node, ("n", Fraction(factor))])
+
+
+def _has_pi(node: Node) -> bool:
+    return "pi" in repr(node)
+
+
+def _scalar_equal(gold: Node, answer: Node, tolerance: Tolerance) -> bool:
+    """Quantities: a percentage equals its number or its hundredth (`25\\\\%` is `25` and
+    `0.25`); an angle in degrees equals its number, or its radians when the other side has
+    π; units convert within length, time and mass (`5 km` is `5000 m`), and are otherwise
+    ignored (`13 apples` is `13`)."""
+    g, g_marks = _unwrap(gold)
+    a, a_marks = _unwrap(answer)
+    if "pct" in g_marks and "pct" not in a_marks:
+        return any(_expressions_equal(c, a, tolerance) for c in (g, _scaled(g, Fraction(1, 100))))
+    if "pct" in a_marks and "pct" not in g_marks:
+        return any(_expressions_equal(g, c, tolerance) for c in (a, _scaled(a, Fraction(1, 100))))
+    if ("deg" in g_marks) != ("deg" in a_marks):
+        plain, degrees = (a, g) if "deg" in g_marks else (g, a)
+        if _has_pi(plain) and not _has_pi(degrees):
+            degrees = ("/", ("*", [degrees, ("c", "pi")]), ("n", Fraction(180)))
+        g, a = (degrees, plain) if "deg" in g_marks else (plain, degrees)
+    g_unit, a_unit = _UNITS.get(g_marks.get("unit", "")), _UNITS.get(a_marks.get("unit", ""))
+    if g_unit and a_unit and g_unit[0] == a_unit[0]:
+        g, a = _scaled(g, g_unit[1]), _scaled(a, a_unit[1])
+    return _expressions_equal(g, a, tolerance)
+
+
+_QUANTITIES = {"n", "s", "c", "+", "*", "/", "^", "neg", "f", "pct", "deg", "unit"}
+
+
+def _assigned(node: Node) -> Node | None:
+    """`x = 7` (or `(a, b) = (2, 3)`, `f(x) = 3x^2`): the value given to the unknown."""
+    if node[0] != "rel" or node[2] != ["="]:
+        return None
+    head, value = node[1]
+    names = [head] if head[0] != "tuple" and head[0] != "*" else head[1]
+    if all(part[0] == "s" for part in names) and not (symbols(value) & {names[0][1]}):
+        return value  # type: ignore[no-any-return]
+    return None
+
+
+_MAX_SIGNS = 8
+
+
+def _signs(node: Any) -> list[Any]:
+    """Each reading of `±` (`\\frac{2 \\pm \\sqrt{76}}{2}`: two values), at most 8."""
+    if isinstance(node, list):
+        variants: list[list[Any]] = [[]]
+        for item in node:
+            variants = [[*v, w] for v in variants for w in _signs(item)][:_MAX_SIGNS]
+        return variants
+    if not isinstance(node, tuple) or "'pm'" not in repr(node):
+        return [node]
+    if node[0] == "pm":
+        return [
+            ("+", [base, spread])
+            for base in _signs(node[1])
+            for s in _signs(node[2])
+            for spread in (s, ("neg", s))
+        ][:_MAX_SIGNS]
+    rebuilt: list[tuple[Any, ...]] = [(node[0],)]
+    for part in node[1:]:
+        rebuilt = [(*r, w) for r in rebuilt for w in _signs(part)][:_MAX_SIGNS]
+    return rebuilt
+
+
+def _canonical(node: Node) -> Node:
+    """Lists become sets, `a ± b` the set {a+b, a-b}, `2^6 = 64` its value."""
+    kind = node[0]
+    if kind == "list":
+        items: list[Node] = []
+        for item in node[1]:
+            item = _canonical(item)
+            items.extend(item[1] if item[0] == "set" and node[1][0][0] == "pm" else [item])
+        values = [_assigned(item) for item in items]
+        heads = {repr(item[1][0]) for item in items if item[0] == "rel"}
+        if all(v is not None for v in values) and len(heads) == 1:
+            items = [_canonical(v) for v in values if v is not None]
+        return ("set", items)
+    if kind in _QUANTITIES | {"pm"} and "'pm'" in repr(node):
+        return ("set", _signs(node)[:_MAX_SIGNS])
+    if kind == "set":
+        return ("set", [_canonical(item) for item in node[1]])
+    if kind == "tuple":
+        return ("tuple", [_canonical(item) for item in node[1]], node[2], node[3])
+    if kind == "rel" and all(op == "=" for op in node[2]) and not symbols(node[1][:-1]):
+        return _canonical(node[1][-1])  # a worked result: 2^6 = 64
+    return node
+
+
+def _interval(node: Node) -> tuple[str | None, list[tuple[Node, Node, bool, bool]]] | None:
+    """A set of reals as (variable, intervals): `x > 5`, `(5, \\\\infty)`, `[0,1) \\\\cup (2,3]`."""
+    inf = ("c", "inf")
+    if node[0] == "tuple" and len(node[1]) == 2:
+        lo, hi = node[1]
+        return None, [(lo, hi, node[2] == "[", node[3] == "]")]
+    if node[0] == "union":
+        parts = [_interval(part) for part in node[1]]
+        if any(p is None or p[0] is not None for p in parts):
+            return None
+        return None, [i for p in parts if p for i in p[1]]
+    if node[0] != "rel":
+        return None
+    sides, ops = node[1], node[2]
+    if ops == ["in"]:
+        inner = _interval(sides[1])
+        return (sides[0][1] if sides[0][0] == "s" else None, inner[1]) if inner else None
+    if not all(op in ("<", "<=", ">", ">=") for op in ops) or len(sides) > 3:
+        return None
+    if any(op in (">", ">=") for op in ops):  # read every chain left to right, upwards
+        sides, ops = sides[::-1], [{">": "<", ">=": "<="}.get(op, op) for op in ops[::-1]]
+    if not all(op in ("<", "<=") for op in ops):
+        return None
+    variables = [i for i, side in enumerate(sides) if side[0] == "s"]
+    if len(sides) == 3 and variables == [1]:
+        return sides[1][1], [(sides[0], sides[2], ops[0] == "<=", ops[1] == "<=")]
+    if len(sides) == 2 and len(variables) == 1:
+        if variables == [0]:
+            return sides[0][1], [(("neg", inf), sides[1], False, ops[0] == "<=")]
+        return sides[1][1], [(sides[0], inf, ops[0] == "<=", False)]
+    return None
+
+
+def _intervals_equal(g: Any, a: Any, tolerance: Tolerance) -> bool:
+    if g[0] and a[0] and g[0] != a[0]:
+        return False
+    left, right = list(g[1]), list(a[1])
+    if len(left) != len(right):
+        return False
+    for lo, hi, lo_closed, hi_closed in left:
+        match = next(
+            (
+                other
+                for other in right
+                if other[2] == lo_closed
+                and other[3] == hi_closed
+                and _expressions_equal(lo, other[0], tolerance)
+                and _expressions_equal(hi, other[1], tolerance)
+            ),
+            None,
+        )
+        if match is None:
+            return False
+        right.remove(match)
+    return True
+
+
+def _equations_equal(g: Node, a: Node) -> bool:
+    """`l1 = r1` and `l2 = r2` are the same when `l1 - r1` is a constant multiple of
+    `l2 - r2`."""
+    d_g = ("+", [g[1][0], ("neg", g[1][1])])
+    d_a = ("+", [a[1][0], ("neg", a[1][1])])
+    names = symbols(d_g)
+    if names != symbols(d_a) or not names:
+        return False
+    ordered = sorted(names)
+    ratio = None
+    for point in _POINTS:
+        env = {n: point[i % 3] + i // 3 for i, n in enumerate(ordered)}
+        top, bottom = _approx(d_g, env), _approx(d_a, env)
+        if bottom == 0 or top == 0:
+            return False
+        if ratio is None:
+            ratio = top / bottom
+        elif not _numbers_equal(ratio, top / bottom, (1e-25, 1e-25)):
+            return False
+    return True
+
+
+def _all_matched(left: list[Node], right: list[Node], same: Callable[[Node, Node], bool]) -> bool:
+    """Every item of each side equals some item of the other (sets: order and repeats aside)."""
+    return all(any(same(x, y) for y in right) for x in left) and all(
+        any(same(x, y) for x in left) for y in right
+    )
+
+
+def same_answer(gold: Node, answer: Node, tolerance: Tolerance = (0.0, 0.0)) -> bool:
+    """Whether `answer` states the same thing as `gold` (see the module's docstring).
+
+    Example:
+        >>> from rewardkit.functions.builtin._math_parse import parse_answer
+        >>> same_answer(parse_answer("\\\\frac{1}{2}"), parse_answer("0.5"))
+        True
+        >>> same_answer(parse_answer("(0,9)"), parse_answer("[0,9)"))
+        False
+    """
+    try:
+        return _same(_canonical(gold), _canonical(answer), tolerance)
+    except (_Undefined, ZeroDivisionError, OverflowError, ValueError, RecursionError):
+        return False
+
+
+def _same(g: Node, a: Node, tolerance: Tolerance) -> bool:
+    def same(x: Node, y: Node) -> bool:
+        return _same(x, y, tolerance)
+
+    gk, ak = g[0], a[0]
+    if gk in _QUANTITIES and ak in _QUANTITIES:
+        return _scalar_equal(g, a, tolerance)
+    if ak == "rel" and gk != "rel" and (value := _assigned(a)) is not None:
+        return same(g, _canonical(value))
+    if gk == "rel" and ak != "rel" and (value := _assigned(g)) is not None:
+        return same(_canonical(value), a)
+    if gk == "text" and ak == "text":
+        return _letters(g[1]) == _letters(a[1])
+    if gk == "set" and ak == "set":
+        return _all_matched(g[1], a[1], same)
+    if gk == "set" and len(g[1]) == 1 and ak != "set":
+        return same(g[1][0], a)
+    if gk == "matrix" and ak == "matrix":
+        shape = [len(row) for row in g[1]] == [len(row) for row in a[1]]
+        cells = zip(_cells(g), _cells(a), strict=False)
+        return shape and all(same(x, y) for x, y in cells)
+    if gk == "tuple" and ak == "tuple" and (g[2], g[3]) == (a[2], a[3]):
+        return len(g[1]) == len(a[1]) and all(same(x, y) for x, y in zip(g[1], a[1], strict=True))
+    if gk == "rel" and ak == "rel" and g[2] == ["="] == a[2]:
+        return _equations_equal(g, a)
+    g_set, a_set = _interval(g), _interval(a)
+    if g_set is not None and a_set is not None:
+        return _intervals_equal(g_set, a_set, tolerance)
+    if gk == "rel" and ak == "rel" and len(g[1]) == len(a[1]):
+        flipped = {"<": ">", ">": "<", "<=": ">=", ">=": "<="}
+        for sides, ops in ((a[1], a[2]), (a[1][::-1], [flipped.get(o, o) for o in a[2][::-1]])):
+            if ops == g[2] and all(same(x, y) for x, y in zip(g[1], sides, strict=True)):
+                return True
+    return False
+
+
+def _cells(matrix: Node) -> list[Node]:
+    return [cell for row in matrix[1] for cell in row]
+
+
+def _letters(text: str) -> str:
+    return "".join(ch for ch in text.casefold() if ch.isalnum())

@@ -1,0 +1,160 @@
+"""The final answer a math response commits to, read from the end (linear time).
+
+Tried in order, each on the text after the last `</think>`:
+
+1. the last `<answer>...</answer>` (its box or "answer is" phrase if it has one);
+2. the last run of `\\\\boxed{}` (boxes separated only by commas, spaces, `\\\\quad`,
+   "and" or "or" are one answer: `\\\\boxed{1}, \\\\boxed{2}` is the list 1, 2);
+3. the line after the last GSM8K `####`;
+4. the last "final answer is X" / "answer: X" (to the end of its sentence);
+5. a `$...$`, `\\\\(...\\\\)` or `\\\\[...\\\\]` that ends the response.
+
+A response cut off mid-answer (an unclosed `<think>`, `<answer>` or `\\\\boxed{` after the
+last closed one) has no final answer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rewardkit.functions.builtin._answers import tag_spans
+from rewardkit.functions.builtin._numbers import box_spans
+
+__all__ = ["Final", "final_answer"]
+
+_MAX_PHRASE = 300
+"""An answer phrase's answer is read from at most this many characters."""
+_SEPARATORS = re.compile(
+    r"(?:\s|\$|,|;|\\quad|\\qquad|\\[,;! ]|\\\]|\\\[|\\\)|\\\(|\\\\|&|and|or"
+    r"|\\text\s*\{\s*(?:and|or|,)?\s*\})*"
+)
+_PHRASE = re.compile(r"(?:final\s+answer|answer)\s*(?:is\b\s*:?|:|=)", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"\.(?:\s|$)|\n|(?<=\$)\s+[A-Z]")
+_MATH_END = re.compile(r"(\$\$|\$|\\\]|\\\))[\s.,;!]*$")
+_OPENERS = {"$$": "$$", "$": "$", "\\]": "\\[", "\\)": "\\("}
+
+
+@dataclass(frozen=True)
+class Final:
+    """A response's final answer: its text, where it was found, and whether it offers
+    alternatives outside a box ("1/2 or 1") or is one of three or more different boxes."""
+
+    text: str
+    where: str
+    hedged: bool = False
+
+
+_CUT = Final("", "cut")
+"""A box left open: the response was cut off mid-answer."""
+
+
+def final_answer(text: str) -> Final | None:
+    """The response's final answer, or None when it commits to none.
+
+    Example:
+        >>> final_answer("So $x = 4$.\\n\\nFinal answer: $\\\\boxed{4}$").text
+        '4'
+        >>> final_answer("The answer is \\\\boxed{4") is None
+        True
+    """
+    think = text.rfind("<think>")
+    closed = text.rfind("</think>")
+    if think > closed:
+        return None  # still thinking: cut off
+    if closed >= 0 and text[closed + len("</think>") :].strip():
+        text = text[closed + len("</think>") :]
+    spans = tag_spans(text, "answer")
+    if spans:
+        start, stop, end = spans[-1]
+        if text.find("<answer>", end) >= 0:
+            return None  # a later answer tag never closed
+        inner = text[start + len("<answer>") : stop].strip()
+        found = _boxed(inner) or _phrase(inner)
+        if found is _CUT:
+            return None
+        return Final(found.text if found else inner.strip("$ \n"), "tag")
+    if text.find("<answer>") >= 0:
+        return None
+    boxed = _boxed(text)
+    if boxed is _CUT:
+        return None
+    return boxed or _gsm8k(text) or _phrase(text) or _closing_math(text)
+
+
+def _boxed(text: str) -> Final | None:
+    last = text.rfind("\\boxed{")
+    if last < 0:
+        return None
+    spans = box_spans(text) or []
+    if not spans or spans[-1][0] != last:
+        return _CUT  # the last box never closed
+    outer: list[tuple[int, int]] = []
+    for span in spans:  # by start: a box starting inside the previous outer one is nested
+        if not outer or span[0] > outer[-1][1]:
+            outer.append(span)
+    run = [outer[-1]]
+    joiner = ", "
+    for span in reversed(outer[:-1]):
+        gap = text[span[1] + 1 : run[0][0]]
+        if len(gap) > 80 or not _SEPARATORS.fullmatch(gap):
+            break
+        if re.search(r"\bor\b", gap):
+            joiner = " or "
+        run.insert(0, span)
+    contents = [text[s + len("\\boxed{") : e].strip() for s, e in run]
+    if not all(contents):
+        return None
+    distinct: set[str] = set()
+    for start, end in outer:
+        distinct.add(re.sub(r"\s+", "", text[start + len("\\boxed{") : end])[:500])
+        if len(distinct) >= 3:
+            break
+    return Final(joiner.join(contents), "box", hedged=len(run) == 1 and len(distinct) >= 3)
+
+
+def _gsm8k(text: str) -> Final | None:
+    marker = text.rfind("####")
+    if marker < 0:
+        return None
+    line = text[marker + 4 :].split("\n", 1)[0].strip()
+    return Final(line.rstrip("."), "gsm8k") if line else None
+
+
+def _phrase(text: str) -> Final | None:
+    last = None
+    for last in _PHRASE.finditer(text):  # noqa: B007 - the last match is kept
+        pass
+    if last is None:
+        return None
+    rest = text[last.end() : last.end() + _MAX_PHRASE]
+    end = _SENTENCE_END.search(rest)
+    answer = (rest[: end.start()] if end else rest).replace("**", "").strip().strip("$").strip()
+    hedged = bool(re.search(r"\bor\b", answer)) and "\\boxed" not in answer
+    return Final(answer, "phrase", hedged=hedged) if answer else None
+
+
+def _closing_math(text: str) -> Final | None:
+    """The `$...$` spans that end the response: `... the area is $9\\pi$.`, or `... are
+    $v_R = 4$ and $v_B = 10$.` (spans separated only by "and", "or" or commas are one list)."""
+    tail = text[-2000:]
+    match = _MATH_END.search(tail)
+    if match is None:
+        return None
+    closing = match.group(1)
+    start = tail.rfind(_OPENERS[closing], 0, match.start())
+    if start < 0:
+        return None
+    parts = [tail[start + len(_OPENERS[closing]) : match.start()].strip()]
+    joiner = ", "
+    while closing == "$" and (end := tail.rfind("$", 0, start)) > 0:
+        gap = tail[end + 1 : start]
+        opening = tail.rfind("$", 0, end)
+        if opening < 0 or len(gap) > 40 or not _SEPARATORS.fullmatch(gap):
+            break
+        joiner = " or " if re.search(r"\bor\b", gap) else joiner
+        parts.insert(0, tail[opening + 1 : end].strip())
+        start = opening
+    if not all(parts):
+        return None
+    return Final(joiner.join(parts), "math", hedged=joiner == " or ")
