@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 import threading
 from typing import Any
 
@@ -109,7 +108,9 @@ def test_works_outside_the_main_thread() -> None:
 
 
 def test_missing_math_verify_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "math_verify", None)
+    from rewardkit.functions.builtin import _symbolic
+
+    monkeypatch.setattr(_symbolic, "_installed", lambda: False)  # as without the extra
     with pytest.raises(
         ImportError, match=r"math_reward needs the math-verify package.*rewardkit\[math\]"
     ):

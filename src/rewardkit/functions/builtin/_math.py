@@ -17,6 +17,7 @@ import re
 from typing import Any
 
 from rewardkit.functions._decorator import reward_function
+from rewardkit.functions.builtin._answers import boxed_content
 from rewardkit.functions.builtin._extras import missing
 from rewardkit.functions.builtin._math_equal import Tolerance, same_answer, symbols
 from rewardkit.functions.builtin._math_final import Final, final_answer
@@ -123,7 +124,12 @@ def _score_one(
         if final is not None:
             tolerance = (raw_tolerances[0] or 0.0, raw_tolerances[1] or 0.0)
             return _judged(gold, final, tolerance, require_units)
+        if gold[1] is None:
+            reason = "Could not extract answers from original message (ground truth)"
+            return False, f"{reason}, nor a final answer from the response.", {}
         unfinished = _unfinished(text)
+        if unfinished is None and gold[1] is not None and _structured(gold[1]):
+            unfinished = "no marked final answer, and the reference is not a plain number"
         if unfinished is not None:
             return False, f"Could not extract answers from generated message: {unfinished}", {}
     return _by_numbers(text, reference, tolerances, require_units)
@@ -135,14 +141,19 @@ def _gold(reference: str) -> tuple[str, Node | None] | None:
     (`"\\frac{1}{2}"`, `"$x > 5$"`), else its marked final answer ("Answer: \\boxed{4}"),
     else None (prose: read by numbers). Cached: RL scores many responses per reference."""
     whole = reference.strip().strip("$").strip()
+    if not whole:
+        return None
+    final = final_answer(reference)
+    marked = final is not None and final.where not in ("math", "closing")
+    if final is not None and marked and "\\boxed" in reference:
+        return final.text, parse_answer(final.text)  # \\boxed{1}\\boxed{2}: the list 1, 2
     parsed = parse_answer(whole)
     if parsed is not None and parsed[0] != "text":
         return whole, parsed
-    final = final_answer(reference)
-    if final is not None and final.where != "math":
+    if final is not None and marked:
         return final.text, parse_answer(final.text)
-    if "\\" in whole and not _PROSE.search(re.sub(r"\\[a-zA-Z]+", " ", whole)):
-        return whole, None  # LaTeX beyond our parser (`\\sum_{k=1}^n k`): for math-verify
+    if not _PROSE.search(re.sub(r"\\[a-zA-Z]+", " ", whole)):
+        return whole, None  # math beyond our parser (`\\sum_{k=1}^n k`): for math-verify
     return None
 
 
@@ -207,6 +218,13 @@ def _symbolic(gold: str, answer: str, gold_read: bool) -> bool | None:
         raise missing(package="math-verify", extra="math", function="math_reward") from None
 
 
+def _structured(node: Node) -> bool:
+    """More than a number (an interval, a set, an equation, an expression in x): reading
+    every number of a response would not do."""
+    kinds = ("rel", "tuple", "set", "list", "union", "matrix", "pm", "text")
+    return node[0] in kinds or bool(symbols(node))
+
+
 def _has_unit(node: Node) -> bool:
     while node[0] in ("pct", "deg", "unit"):
         if node[0] == "unit":
@@ -252,6 +270,8 @@ def _unfinished(text: str) -> str | None:
     stripped = text.rstrip()
     if text.rfind("<think>") > text.rfind("</think>"):
         return "the response ends inside <think>"
+    if "\\boxed{" in text and boxed_content(text) is None:
+        return "its last \\boxed{ never closes"
     if _TRAILING_OPERATOR.search(stripped):
         return "the response ends mid-expression"
     sentences = re.split(r"(?<=[.!?])\s+", stripped[-2000:])

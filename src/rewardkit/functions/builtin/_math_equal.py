@@ -303,6 +303,8 @@ _QUANTITIES = {"n", "s", "c", "+", "*", "/", "^", "neg", "f", "pct", "deg", "uni
 
 def _assigned(node: Node) -> Node | None:
     """`x = 7` (or `(a, b) = (2, 3)`, `f(x) = 3x^2`): the value given to the unknown."""
+    if node[0] == "rel" and node[2] == ["in"]:
+        return node[1][1]  # type: ignore[no-any-return]
     if node[0] != "rel" or node[2] != ["="]:
         return None
     head, value = node[1]
@@ -356,8 +358,11 @@ def _canonical(node: Node) -> Node:
         return ("set", [_canonical(item) for item in node[1]])
     if kind == "tuple":
         return ("tuple", [_canonical(item) for item in node[1]], node[2], node[3])
-    if kind == "rel" and all(op == "=" for op in node[2]) and not symbols(node[1][:-1]):
-        return _canonical(node[1][-1])  # a worked result: 2^6 = 64
+    if kind == "rel" and all(op == "=" for op in node[2]):
+        if not symbols(node[1][:-1]) and not symbols(node[1][-1]):
+            return _canonical(node[1][-1])  # a worked result: 2^6 = 64
+        if len(node[1]) > 2:  # x = 5 + 5 + 1 = 11: what x is, finally
+            return ("rel", [node[1][0], node[1][-1]], ["="])
     return node
 
 
@@ -468,14 +473,16 @@ def _same(g: Node, a: Node, tolerance: Tolerance) -> bool:
         return _same(x, y, tolerance)
 
     gk, ak = g[0], a[0]
+    if g == a:
+        return True
     if gk in _QUANTITIES and ak in _QUANTITIES:
         return _scalar_equal(g, a, tolerance)
     if ak == "rel" and gk != "rel" and (value := _assigned(a)) is not None:
         return same(g, _canonical(value))
     if gk == "rel" and ak != "rel" and (value := _assigned(g)) is not None:
         return same(_canonical(value), a)
-    if gk == "text" and ak == "text":
-        return _letters(g[1]) == _letters(a[1])
+    if "text" in (gk, ak) and {gk, ak} <= {"text", "s", "c"}:  # \\text{E} is E
+        return _letters(str(g[1])) == _letters(str(a[1]))
     if gk == "set" and ak == "set":
         return _all_matched(g[1], a[1], same)
     if gk == "set" and len(g[1]) == 1 and ak != "set":

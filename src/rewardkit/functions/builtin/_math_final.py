@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 
 from rewardkit.functions.builtin._answers import tag_spans
+from rewardkit.functions.builtin._math_parse import parse_answer
 from rewardkit.functions.builtin._numbers import box_spans
 
 __all__ = ["Final", "final_answer"]
@@ -31,6 +32,13 @@ _SEPARATORS = re.compile(
 )
 _PHRASE = re.compile(r"(?:final\s+answer|answer)\s*(?:is\b\s*:?|:|=)", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"\.(?:\s|$)|\n|(?<=\$)\s+[A-Z]")
+_WORDS = re.compile(r"(?<![\\a-zA-Z])[a-zA-Z]{3,}\s+[a-zA-Z]{2,}\s+[a-zA-Z]{2,}")
+"""Three words in a row: prose, not an answer."""
+_NUMBERS = re.compile(r"-?\d[\d,]*(?:\.\d+)?%?")
+_IS = re.compile(r"\bis\s+(\S[^.]*?)\s*$")
+"""A sentence that states its answer last: "... is 34"."""
+_CLOSING_IS = re.compile(r"\bis\s+\$?(-?\d[\d,./]*%?)\$?\s*[.!]?\s*$")
+"""A response whose last sentence ends "... is 2/3." (a number, nothing after it)."""
 _MATH_END = re.compile(r"(\$\$|\$|\\\]|\\\))[\s.,;!]*$")
 _OPENERS = {"$$": "$$", "$": "$", "\\]": "\\[", "\\)": "\\("}
 
@@ -43,6 +51,7 @@ class Final:
     text: str
     where: str
     hedged: bool = False
+    position: int = -1
 
 
 _CUT = Final("", "cut")
@@ -64,6 +73,9 @@ def final_answer(text: str) -> Final | None:
         return None  # still thinking: cut off
     if closed >= 0 and text[closed + len("</think>") :].strip():
         text = text[closed + len("</think>") :]
+    chat = text.rfind("<|im_start|>")  # a chat template's next turn, generated on
+    if chat >= 0:
+        text = text[:chat]
     spans = tag_spans(text, "answer")
     if spans:
         start, stop, end = spans[-1]
@@ -79,7 +91,20 @@ def final_answer(text: str) -> Final | None:
     boxed = _boxed(text)
     if boxed is _CUT:
         return None
-    return boxed or _gsm8k(text) or _phrase(text) or _closing_math(text)
+    phrase = _phrase(text)
+    if boxed and phrase and text.rfind("\\boxed{") < phrase.position:
+        return phrase  # "... = \\boxed{255} ... Final Answer: The final answer is $10,455$."
+    return (
+        boxed or _gsm8k(text) or phrase or _closing_math(text) or _closing_is(text) or _bare(text)
+    )
+
+
+def _bare(text: str) -> Final | None:
+    """A short response that is nothing but an answer: `-\\frac{10}{9}`, `1 000`."""
+    stripped = text.strip().strip("$").strip()
+    if len(stripped) > 200 or parse_answer(stripped) in (None,) or _WORDS.search(stripped):
+        return None
+    return Final(stripped, "bare")
 
 
 def _boxed(text: str) -> Final | None:
@@ -129,9 +154,14 @@ def _phrase(text: str) -> Final | None:
         return None
     rest = text[last.end() : last.end() + _MAX_PHRASE]
     end = _SENTENCE_END.search(rest)
-    answer = (rest[: end.start()] if end else rest).replace("**", "").strip().strip("$").strip()
+    answer = (rest[: end.start()] if end else rest).replace("**", "").strip()
+    if (sentence := _IS.search(answer)) and not re.search(r"[=<>]", answer):
+        answer = sentence.group(1)  # "Final Answer: The largest $n$ is 34."
+    answer = answer.strip().strip("$").strip()
+    if _WORDS.search(answer) and len(numbers := _NUMBERS.findall(answer)) == 1:
+        answer = numbers[0]  # "Final Answer: Jane started growing it 3 hours ago."
     hedged = bool(re.search(r"\bor\b", answer)) and "\\boxed" not in answer
-    return Final(answer, "phrase", hedged=hedged) if answer else None
+    return Final(answer, "phrase", hedged=hedged, position=last.start()) if answer else None
 
 
 def _closing_math(text: str) -> Final | None:
@@ -158,3 +188,9 @@ def _closing_math(text: str) -> Final | None:
     if not all(parts):
         return None
     return Final(joiner.join(parts), "math", hedged=joiner == " or ")
+
+
+def _closing_is(text: str) -> Final | None:
+    """A last sentence that ends on its number: "... the probability is 2/3."."""
+    match = _CLOSING_IS.search(text[-300:])
+    return Final(match.group(1).rstrip(".,"), "closing") if match else None

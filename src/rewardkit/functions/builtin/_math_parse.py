@@ -77,6 +77,8 @@ _REPLACEMENTS = [
     (re.compile(r"\\%|%"), " \\percent "),
     (re.compile(r"\\\$|\\textdollar|\\dollar|\$|\\euro|€|£"), " "),
     (re.compile(r"(?<=\d)\s*\{,\}\s*(?=\d{3})"), ""),
+    (re.compile(r"(?<=\d),\\!\s*(?=\d{3}(?!\d))"), ""),
+    (re.compile(r"\\[()\[\]]"), " "),
     (re.compile(r"(?<=\d)\\[,;:!]\s*(?=\d{3}(?!\d))"), ""),
     (re.compile(r"(?<!\\)\\[,;:! ]|~|\\quad|\\qquad|\\hspace\{[^{}]*\}"), " "),
     (re.compile(r"[−–—]"), "-"),
@@ -118,13 +120,16 @@ def _literal(replacement: str, _match: re.Match[str]) -> str:
 def _text(match: re.Match[str]) -> str:
     """`\\text{...}`: numbers and signs are math; words are marked as text (units)."""
     inner = match.group(1).strip()
-    if not inner or re.fullmatch(r"[-+\d.,/ ]+", inner) or inner in ("or", "and"):
+    letter = len(inner) == 1 and match.group(0).startswith("\\math")  # \\mathrm{e}
+    if not inner or letter or re.fullmatch(r"[-+\d.,/ ]+", inner) or inner in ("or", "and"):
         return f" {inner} "
     return f" @{inner.replace('@', ' ')}@ "
 
 
 def _normalize(text: str) -> str:
     text = text.strip()
+    if "\\begin" not in text:  # `\\\\frac`: a doubly escaped command, as JSON-escaped text has
+        text = re.sub(r"\\\\(?=[a-zA-Z])", "", text)
     for pattern, replacement in _REPLACEMENTS:
         text = pattern.sub(functools.partial(_literal, replacement), text)
     text = _TEXT.sub(_text, text)
@@ -259,6 +264,9 @@ class _Parser:
         ops: list[str] = []
         while (kind_value := self.peek())[1] in _RELATIONS:
             self.take()
+            if kind_value[1] == "\\approx" and ops:  # x = 1/3 ≈ 0.33: then a rounding
+                self.union()
+                continue
             ops.append(_RELATIONS[kind_value[1]])
             sides.append(self.union())
         if self.peek()[1] == "\\in" and len(sides) == 1:
@@ -462,6 +470,8 @@ class _Parser:
             raise _Fail("unclosed bracket")
         if first[0] == "list" and first[2] != "or":
             return ("tuple", first[1], opening, closing)
+        if first[0] == "matrix":  # \\left[\\begin{array}...\\end{array}\\right]
+            return first
         if opening != "(" or closing != ")":
             raise _Fail("mismatched brackets")
         return first
