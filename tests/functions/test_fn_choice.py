@@ -137,3 +137,18 @@ def test_list_comparison_bad_input(messages: Any, ground_truth: Any, reason: str
 def test_list_comparison_rejects_a_ground_truth_of_the_wrong_type() -> None:
     with pytest.raises(TypeError, match="ground_truth"):
         list_comparison_math_reward(said("\\boxed{1}"), {"answer": 1})
+
+
+def test_the_final_answer_names_the_option() -> None:
+    working = "Option (A) fails at x = 0 and (B) at x = 1, so the answer is (C)."
+    assert multiple_choice_math_reward(said(working), "(C)").score == 1.0
+    assert multiple_choice_math_reward(said("Not (A) nor (B): \\boxed{D}"), "(D)").score == 1.0
+
+
+def test_lists_of_math_beyond_numbers() -> None:
+    roots = said("The roots are \\boxed{\\frac12, \\sqrt2}.")
+    assert list_comparison_math_reward(roots, "\\sqrt{2}, 0.5").score == 1.0
+    assert list_comparison_math_reward(roots, "\\sqrt{3}, 0.5").score == 0.0
+    in_order = list_comparison_math_reward(roots, "0.5, \\sqrt{2}", order_matters=True)
+    assert in_order.score == 1.0
+    assert list_comparison_math_reward(roots, "\\sqrt{2}, 0.5", order_matters=True).score == 0.0

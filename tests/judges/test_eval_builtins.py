@@ -200,6 +200,29 @@ CASES = [
         "2 time(s)",
     ),
     ("tool_not_called", {"tool_calls": [{"name": "bash"}]}, {"name": "bash"}, False, "1 time(s)"),
+    # answer_matches: the same text, or the same math answer (math_reward's engine)
+    ("answer_matches", {"stdout": " 42\n", "annotations": {"expected": "42"}}, {}, True, "matches"),
+    (
+        "answer_matches",
+        {"stdout": "Half: \\boxed{0.5}", "annotations": {"expected": "\\frac{1}{2}"}},
+        {},
+        True,
+        "same math",
+    ),
+    (
+        "answer_matches",
+        {"stdout": "x \\in [0, 9)", "annotations": {"expected": "(0, 9)"}},
+        {},
+        False,
+        "differs",
+    ),
+    (
+        "answer_matches",
+        {"stdout": "Paris", "annotations": {"expected": "Lyon"}},
+        {},
+        False,
+        "differs",
+    ),
 ]
 
 

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from rewardkit.functions._decorator import reward_function
+from rewardkit.functions.builtin._math_final import final_answer
 from rewardkit.functions.builtin._response import content_text, field
 from rewardkit.types import EvaluateResult, Message, MetricResult
 
@@ -40,6 +41,13 @@ def extract_mcq_option(text: str) -> list[tuple[str, str]]:
         if found:
             return [(written, letter) for letter, written in found.items()]
     return []
+
+
+def _final_region(text: str) -> str:
+    """The response's final answer (`\\boxed{B}`, "the answer is (C)") when it names an
+    option, else the whole response: a letter in the working does not count against it."""
+    final = final_answer(text)
+    return final.text if final is not None and extract_mcq_option(final.text) else text
 
 
 def _metric(success: bool, reason: str) -> MetricResult:
@@ -100,7 +108,7 @@ def multiple_choice_math_reward(
     reference = _reference_text(ground_truth)
     if reference is None:
         return _zero("Invalid ground truth message: Not an assistant message or has no content.")
-    generated, original = extract_mcq_option(text), extract_mcq_option(reference)
+    generated, original = extract_mcq_option(_final_region(text)), extract_mcq_option(reference)
     metrics = {
         "extracted_generated_mcq": _extracted("generated", generated),
         "extracted_original_mcq": _extracted("original", original),

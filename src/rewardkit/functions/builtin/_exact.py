@@ -20,6 +20,9 @@ from rewardkit.functions.builtin._answers import (
     numbers_match,
     tag_content,
 )
+from rewardkit.functions.builtin._math_equal import texts_equal
+from rewardkit.functions.builtin._math_final import final_answer
+from rewardkit.functions.builtin._math_parse import parse_answer
 from rewardkit.functions.builtin._response import (
     NoResponse,
     field,
@@ -34,10 +37,15 @@ __all__ = ["accuracy_reward", "exact_match_reward"]
 
 
 def _answers_equal(answer: str, reference: str) -> float:
-    """1.0 if equal as numbers (see `numbers_match`) or as normalised text."""
+    """1.0 if equal as plain numbers (see `numbers_match`: a correctly rounded answer
+    counts), as math (`texts_equal`: `\\frac{1}{2}` is `0.5`, `(0,9)` is not `[0,9)`), or,
+    for what is not math, as normalised text."""
     a, b = as_number(answer), as_number(reference)
     if a is not None and b is not None:
         return 1.0 if numbers_match(a, b) else 0.0
+    same = texts_equal(reference, answer)
+    if same is not None:
+        return 1.0 if same else 0.0
     return 1.0 if normalize_answer(answer) == normalize_answer(reference) else 0.0
 
 
@@ -148,12 +156,12 @@ def accuracy_reward(
         return zero_result("accuracy", f"Ground truth not usable: {exc}")
     except NoResponse as no:
         return no_response("answer_accuracy", no)
-    answer = (extract_fn or _extract_or_bare)(text)
+    answer = (extract_fn or _final_or_bare)(text)
     if not answer:
         return zero_result(
             "answer_extraction", f"No answer found in the response {text.strip()!r:.120}"
         )
-    expected = [extract_answer(ref) or ref.strip() for ref in references]
+    expected = [_reference_answer(ref) for ref in references]
     score = max(_checked(compare_fn or _answers_equal, answer, ref) for ref in expected)
     reason = f"Extracted answer {answer!r:.200} vs expected {expected[0]!r:.200}: {score:.2f}"
     return EvaluateResult(
@@ -161,6 +169,24 @@ def accuracy_reward(
         reason=reason,
         metrics={"answer_accuracy": MetricResult(score=score, reason=reason, success=score == 1.0)},
     )
+
+
+def _reference_answer(reference: str) -> str:
+    """The reference itself when it is math (`x=4` keeps its `x`), else its extracted
+    answer ("The answer is 4." gives `4`)."""
+    parsed = parse_answer(reference.strip().strip("$"))
+    if parsed is not None and parsed[0] != "text":
+        return reference.strip()
+    return extract_answer(reference) or reference.strip()
+
+
+def _final_or_bare(text: str) -> str:
+    """The final answer the response commits to (`final_answer`: tags, boxes, `####`,
+    "the answer is"), else `_extract_or_bare`'s."""
+    final = final_answer(text)
+    if final is None or (final.hedged and final.where == "math"):
+        return _extract_or_bare(text)  # "So $x = 4$ or $x = -1$": reward-kit reads the last
+    return final.text
 
 
 def _extract_or_bare(text: str) -> str:

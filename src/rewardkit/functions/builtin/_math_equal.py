@@ -21,9 +21,9 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from rewardkit.functions.builtin._math_parse import Node
+from rewardkit.functions.builtin._math_parse import Node, parse_answer
 
-__all__ = ["Tolerance", "same_answer", "symbols"]
+__all__ = ["Tolerance", "same_answer", "symbols", "texts_equal"]
 
 Tolerance = tuple[float, float]
 """(relative, absolute) tolerance the user allows on numbers; (0, 0) is exact."""
@@ -468,12 +468,26 @@ def same_answer(gold: Node, answer: Node, tolerance: Tolerance = (0.0, 0.0)) -> 
         return False
 
 
+def texts_equal(gold: str, answer: str, tolerance: Tolerance = (0.0, 0.0)) -> bool | None:
+    """`same_answer` on two answers as text, or None when either is not math we can read
+    (prose, a name: for the caller's own comparison).
+
+    Example:
+        >>> texts_equal("\\\\frac{1}{2}", "0.5"), texts_equal("Paris", "paris")
+        (True, None)
+    """
+    expected, given = parse_answer(gold.strip().strip("$")), parse_answer(answer.strip().strip("$"))
+    if expected is None or given is None or "text" in (expected[0], given[0]):
+        return None
+    return same_answer(expected, given, tolerance)
+
+
 def _same(g: Node, a: Node, tolerance: Tolerance) -> bool:
     def same(x: Node, y: Node) -> bool:
         return _same(x, y, tolerance)
 
     gk, ak = g[0], a[0]
-    if g == a:
+    if g == a and gk not in _QUANTITIES:  # `D = (0, 1)` twice (a number is evaluated)
         return True
     if gk in _QUANTITIES and ak in _QUANTITIES:
         return _scalar_equal(g, a, tolerance)

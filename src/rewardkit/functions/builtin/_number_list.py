@@ -12,6 +12,9 @@ import re
 from typing import Any
 
 from rewardkit.functions._decorator import reward_function
+from rewardkit.functions.builtin._math_equal import texts_equal
+from rewardkit.functions.builtin._math_final import final_answer
+from rewardkit.functions.builtin._math_parse import parse_answer
 from rewardkit.functions.builtin._response import (
     NoResponse,
     reference_texts,
@@ -72,6 +75,24 @@ def extract_number_list(text: str) -> list[list[float]]:
     return [whole] if whole else []
 
 
+def _by_engine(text: str, references: list[str], order_matters: bool) -> EvaluateResult | None:
+    """Lists of math beyond plain numbers (`\\boxed{\\frac12, \\sqrt2}`), compared by
+    `math_reward`'s engine as sets (or, with `order_matters`, as tuples); None when the
+    engine cannot read them either."""
+    final = final_answer(text)
+    parsed = parse_answer(final.text) if final is not None else None
+    if final is None or parsed is None or parsed[0] not in ("list", "set", "tuple"):
+        return None
+    answer = final.text if not order_matters else f"({final.text})"
+    for reference in references:
+        gold = reference.strip().strip("$") if not order_matters else f"({reference.strip('$')})"
+        same = texts_equal(gold, answer)
+        if same is not None:
+            verdict = "Match" if same else "Mismatch"
+            return _result(1.0 if same else 0.0, f"{verdict} (as math): {final.text!r:.200}")
+    return None
+
+
 def _result(score: float, reason: str) -> EvaluateResult:
     metric = MetricResult(score=score, reason=reason, success=score == 1.0)
     return EvaluateResult(score=score, reason=reason, metrics={"list_comparison": metric})
@@ -127,7 +148,9 @@ def list_comparison_math_reward(
         return _result(0.0, f"Invalid or missing assistant response: {problem}.")
     found = extract_number_list(text)
     if not found:
-        return _result(0.0, "Could not extract any number list from generated message.")
+        return _by_engine(text, references, order_matters) or _result(
+            0.0, "Could not extract any number list from generated message."
+        )
     originals = [lists[-1] for ref in references if (lists := extract_number_list(ref))]
     if not originals:
         return _result(0.0, "Could not extract any number list from original message.")

@@ -26,7 +26,8 @@ top-level key equals |
 | `output/stdout_matches_regex` | python | `pattern` | `re.search` finds it in the transcript |
 | `output/exit_code_equals` | python | `code` (0) | the run's exit code |
 | `output/answer_matches` | python | `annotation` (expected, else ground_truth), \
-`path` | the stripped answer (file, else stdout) equals the annotation |
+`path` | the stripped answer (file, else stdout) equals the annotation, or states the same \
+math answer (`math_reward`'s engine on its final answer) |
 
 `turn_budget`, `tool_called`, `tool_not_called` and `exit_code_equals` raise (an `error`
 outcome) when the case does not record their metadata.

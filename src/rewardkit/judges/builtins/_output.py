@@ -90,7 +90,9 @@ def answer_matches(
     outputs: Record, annotation: str | None = None, path: str | None = None
 ) -> Verdict:
     """Pass when the stripped answer (file `path`, else `stdout`) equals that annotation
-    (default: `expected`, else `ground_truth`)."""
+    (default: `expected`, else `ground_truth`), or states the same math answer: the final
+    answer it commits to (`\\boxed{}`, "the answer is", ...), else all of it, read by
+    `math_reward`'s engine (`\\frac{1}{2}` is `0.5`, `(0,9)` is not `[0,9)`)."""
     expected = _reference(outputs, annotation)
     if expected is None:
         named = repr(annotation) if annotation else "'expected' (nor 'ground_truth')"
@@ -98,8 +100,16 @@ def answer_matches(
     actual = text_file(outputs, path) if path else outputs.get("stdout")
     if actual is None:
         return False, f"{path or 'stdout'} not found"
-    same = str(actual).strip() == str(expected).strip()
-    return same, "matches the expected answer" if same else "differs from the expected answer"
+    if str(actual).strip() == str(expected).strip():
+        return True, "matches the expected answer"
+    from rewardkit.functions.builtin._math_equal import texts_equal
+    from rewardkit.functions.builtin._math_final import final_answer
+
+    final = final_answer(str(actual))
+    same = texts_equal(str(expected), final.text if final else str(actual))
+    if same:
+        return True, "states the expected answer (the same math)"
+    return False, "differs from the expected answer"
 
 
 def _reference(outputs: Record, annotation: str | None) -> Any:
