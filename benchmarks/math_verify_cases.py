@@ -12,7 +12,9 @@ graded with `math_reward(messages=[user, assistant: pred], ground_truth=gold)`,
 
 Cases whose test narrows math-verify (only `expr` or only `latex` extraction, a
 non-default `precision`, `strict=False`, `allow_set_relation_comp=True`) are reported
-apart: their verdict depends on a knob `math_reward` does not have.
+apart: their verdict depends on a knob. A non-default `precision` (rounding to that many
+decimals) is passed as `absolute_tolerance=0.5 * 10**-precision`; the others have no
+counterpart in `math_reward`.
 
     python benchmarks/math_verify_cases.py [--version 0.9.0] [--sdist PATH] [--all]
 
@@ -159,8 +161,13 @@ def grade(case: Case) -> tuple[bool, str]:
         {"role": "user", "content": "Solve."},
         {"role": "assistant", "content": case.pred},
     ]
+    # Their `precision` knob rounds numbers to that many decimals: our absolute tolerance.
+    precision = case.knobs.get("precision", DEFAULT_KNOBS["precision"])
+    tolerance = None if precision == DEFAULT_KNOBS["precision"] else 0.5 * 10.0**-precision
     try:
-        result = math_reward(messages=messages, ground_truth=case.gold)
+        result = math_reward(
+            messages=messages, ground_truth=case.gold, absolute_tolerance=tolerance
+        )
     except Exception as exc:  # counted as a rejection and shown
         return False, f"raised {type(exc).__name__}: {exc}"
     return result.score >= 0.5, result.reason or ""

@@ -148,8 +148,8 @@ def _gold(reference: str) -> tuple[str, Node | None] | None:
     if final is not None and marked and "\\boxed" in reference:
         return final.text, parse_answer(final.text)  # \\boxed{1}\\boxed{2}: the list 1, 2
     parsed = parse_answer(whole)
-    if parsed is not None and parsed[0] != "text":
-        return whole, parsed
+    if parsed is not None and (parsed[0] != "text" or not re.search(r"\d", whole)):
+        return whole, parsed  # math, or words only (`\\text{a regular hexagon}`)
     if final is not None and marked:
         return final.text, parse_answer(final.text)
     if not _PROSE.search(re.sub(r"\\[a-zA-Z]+", " ", whole)):

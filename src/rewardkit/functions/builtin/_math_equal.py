@@ -245,6 +245,9 @@ def _numbers_equal(a: Any, b: Any, tolerance: Tolerance) -> bool:
 
 
 def _expressions_equal(a: Node, b: Node, tolerance: Tolerance) -> bool:
+    for side in (a, b):
+        if side[0] == "n" and len(side) > 2:  # a long printed float: to its last digits
+            tolerance = (max(tolerance[0], 10.0 ** (2 - side[2])), tolerance[1])
     names = symbols(a)
     if names != symbols(b):
         return False
@@ -339,9 +342,21 @@ def _signs(node: Any) -> list[Any]:
     return rebuilt
 
 
+def _point(group: Node) -> Node:
+    """`p=5, q=2` as the point (5, 2), when each item gives a different unknown a value."""
+    items = group[1] if group[0] == "list" else [group]
+    values = [_assigned(item) for item in items]
+    heads = [repr(item[1][0]) for item in items if item[0] == "rel"]
+    if all(v is not None for v in values) and len(set(heads)) == len(items) > 1:
+        return ("tuple", values, "(", ")")
+    return group
+
+
 def _canonical(node: Node) -> Node:
     """Lists become sets, `a ± b` the set {a+b, a-b}, `2^6 = 64` its value."""
     kind = node[0]
+    if kind == "list" and node[2] == ";":  # p=5, q=2; p=7, q=2: the points (5, 2), (7, 2)
+        return ("set", [_canonical(_point(group)) for group in node[1]])
     if kind == "list":
         items: list[Node] = []
         for item in node[1]:
@@ -354,6 +369,8 @@ def _canonical(node: Node) -> Node:
         return ("set", items)
     if kind in _QUANTITIES | {"pm"} and "'pm'" in repr(node):
         return ("set", _signs(node)[:_MAX_SIGNS])
+    if kind in ("+", "*") and all(part[0] == "matrix" for part in node[1]):
+        return _matrix_arithmetic(kind, node[1])
     if kind == "set":
         return ("set", [_canonical(item) for item in node[1]])
     if kind == "tuple":
@@ -364,6 +381,28 @@ def _canonical(node: Node) -> Node:
         if len(node[1]) > 2:  # x = 5 + 5 + 1 = 11: what x is, finally
             return ("rel", [node[1][0], node[1][-1]], ["="])
     return node
+
+
+def _matrix_arithmetic(kind: str, matrices: list[Node]) -> Node:
+    """`A + B` and `A B` of written-out matrices, entry by entry (shapes must fit)."""
+    result = matrices[0][1]
+    for other in (m[1] for m in matrices[1:]):
+        if kind == "+":
+            if [len(r) for r in result] != [len(r) for r in other]:
+                raise _Undefined
+            result = [
+                [("+", [x, y]) for x, y in zip(r, o, strict=True)]
+                for r, o in zip(result, other, strict=True)
+            ]
+        else:
+            if len(result[0]) != len(other):
+                raise _Undefined
+            columns = list(zip(*other, strict=True))
+            result = [
+                [("+", [("*", [x, y]) for x, y in zip(row, col, strict=True)]) for col in columns]
+                for row in result
+            ]
+    return ("matrix", result)
 
 
 def _interval(node: Node) -> tuple[str | None, list[tuple[Node, Node, bool, bool]]] | None:
@@ -389,14 +428,22 @@ def _interval(node: Node) -> tuple[str | None, list[tuple[Node, Node, bool, bool
         sides, ops = sides[::-1], [{">": "<", ">=": "<="}.get(op, op) for op in ops[::-1]]
     if not all(op in ("<", "<=") for op in ops):
         return None
-    variables = [i for i, side in enumerate(sides) if side[0] == "s"]
-    if len(sides) == 3 and variables == [1]:
-        return sides[1][1], [(sides[0], sides[2], ops[0] == "<=", ops[1] == "<=")]
+    if len(sides) == 2 and ("neg" in (sides[0][0], sides[1][0])):  # -x > -1 is x < 1
+        negated = [side[1] if side[0] == "neg" else ("neg", side) for side in sides]
+        sides, ops = negated[::-1], ops
+    variables = [i for i, side in enumerate(sides) if symbols(side)]
+    if len(sides) == 3 and variables == [1]:  # 0 < f(x) < 1: the values of f(x)
+        name = _variable(sides[1])
+        return name, [(sides[0], sides[2], ops[0] == "<=", ops[1] == "<=")]
     if len(sides) == 2 and len(variables) == 1:
         if variables == [0]:
-            return sides[0][1], [(("neg", inf), sides[1], False, ops[0] == "<=")]
-        return sides[1][1], [(sides[0], inf, ops[0] == "<=", False)]
+            return _variable(sides[0]), [(("neg", inf), sides[1], False, ops[0] == "<=")]
+        return _variable(sides[1]), [(sides[0], inf, ops[0] == "<=", False)]
     return None
+
+
+def _variable(side: Node) -> str:
+    return str(side[1]) if side[0] == "s" else repr(side)
 
 
 def _intervals_equal(g: Any, a: Any, tolerance: Tolerance) -> bool:
@@ -487,7 +534,7 @@ def _same(g: Node, a: Node, tolerance: Tolerance) -> bool:
         return _same(x, y, tolerance)
 
     gk, ak = g[0], a[0]
-    if g == a and gk not in _QUANTITIES:  # `D = (0, 1)` twice (a number is evaluated)
+    if g == a and gk not in _QUANTITIES and _defined(g):  # `D = (0, 1)` twice
         return True
     if gk in _QUANTITIES and ak in _QUANTITIES:
         return _scalar_equal(g, a, tolerance)
@@ -518,6 +565,19 @@ def _same(g: Node, a: Node, tolerance: Tolerance) -> bool:
             if ops == g[2] and all(same(x, y) for x, y in zip(g[1], sides, strict=True)):
                 return True
     return False
+
+
+def _defined(node: Any) -> bool:
+    """Every number in the tree has a value (raises `_Undefined` for `\\frac{0}{0}`)."""
+    if isinstance(node, list):
+        return all(_defined(item) for item in node)
+    if not isinstance(node, tuple) or not node:
+        return True
+    if node[0] in _QUANTITIES:
+        if not symbols(node):
+            _value(node, {})
+        return True
+    return all(_defined(part) for part in node[1:])
 
 
 def _cells(matrix: Node) -> list[Node]:

@@ -28,18 +28,25 @@ _MAX_PHRASE = 300
 """An answer phrase's answer is read from at most this many characters."""
 _SEPARATORS = re.compile(
     r"(?:\s|\$|,|;|\\quad|\\qquad|\\[,;! ]|\\\]|\\\[|\\\)|\\\(|\\\\|&|and|or"
-    r"|\\text\s*\{\s*(?:and|or|,)?\s*\})*"
+    r"|\\text\s*\{[^{}\d]{0,40}\}|\b[a-zA-Z]{1,12}\b)*"
 )
 _PHRASE = re.compile(r"(?:final\s+answer|answer)\s*(?:is\b\s*:?|:|=)", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"\.(?:\s|$)|\n|(?<=\$)\s+[A-Z]")
 _WORDS = re.compile(r"(?<![\\a-zA-Z])[a-zA-Z]{3,}\s+[a-zA-Z]{2,}\s+[a-zA-Z]{2,}")
 """Three words in a row: prose, not an answer."""
+_LONG_WORD = re.compile(r"(?<![\\a-zA-Z])[a-zA-Z]{4,}")
+"""A word outside a LaTeX command: prose, not a bare answer."""
 _NUMBERS = re.compile(r"-?\d[\d,]*(?:\.\d+)?%?")
 _IS = re.compile(r"\bis\s+(\S[^.]*?)\s*$")
 """A sentence that states its answer last: "... is 34"."""
 _CLOSING_IS = re.compile(r"\bis\s+\$?(-?\d[\d,./]*%?)\$?\s*[.!]?\s*$")
 """A response whose last sentence ends "... is 2/3." (a number, nothing after it)."""
-_MATH_END = re.compile(r"(\$\$|\$|\\\]|\\\))[\s.,;!]*$")
+_BOILERPLATE = re.compile(r"\s*I hope it is correct\.?\s*$", re.IGNORECASE)
+_CONCLUSION = re.compile(r"(?:Therefore|Thus|Hence|So)\b", re.IGNORECASE)
+_MATH_END = re.compile(
+    r"(?<!\\)(\$\$|\$|\\\]|\\\))[\s.,;!]*(?:(?:is|as|are)\b[a-zA-Z ]{0,30}[.!]?\s*)?$"
+)
+"""Math that ends the response, perhaps with a few words: `$x \\ge 5$ is the solution.`"""
 _OPENERS = {"$$": "$$", "$": "$", "\\]": "\\[", "\\)": "\\("}
 
 
@@ -102,9 +109,9 @@ def final_answer(text: str) -> Final | None:
 def _bare(text: str) -> Final | None:
     """A short response that is nothing but an answer: `-\\frac{10}{9}`, `1 000`."""
     stripped = text.strip().strip("$").strip()
-    if len(stripped) > 200 or parse_answer(stripped) in (None,) or _WORDS.search(stripped):
+    if len(stripped) > 200 or "\n" in stripped or _LONG_WORD.search(stripped):
         return None
-    return Final(stripped, "bare")
+    return Final(stripped, "bare") if parse_answer(stripped) is not None else None
 
 
 def _boxed(text: str) -> Final | None:
@@ -122,7 +129,7 @@ def _boxed(text: str) -> Final | None:
     joiner = ", "
     for span in reversed(outer[:-1]):
         gap = text[span[1] + 1 : run[0][0]]
-        if len(gap) > 80 or not _SEPARATORS.fullmatch(gap):
+        if len(gap) > 80 or not _SEPARATORS.fullmatch(gap) or not _joins(gap):
             break
         if re.search(r"\bor\b", gap):
             joiner = " or "
@@ -136,6 +143,13 @@ def _boxed(text: str) -> Final | None:
         if len(distinct) >= 3:
             break
     return Final(joiner.join(contents), "box", hedged=len(run) == 1 and len(distinct) >= 3)
+
+
+def _joins(gap: str) -> bool:
+    """Whether the words between two boxes join them (`\\boxed{1} papers and \\boxed{2}`):
+    none, or at most four with an "and" or "or" among them (not "then", "no")."""
+    words = re.findall(r"(?<!\\)\b[a-zA-Z]+", re.sub(r"\\text\s*\{", " ", gap))
+    return not words or (len(words) <= 4 and bool({"and", "or"} & set(words)))
 
 
 def _gsm8k(text: str) -> Final | None:
@@ -172,14 +186,14 @@ def _closing_math(text: str) -> Final | None:
     if match is None:
         return None
     closing = match.group(1)
-    start = tail.rfind(_OPENERS[closing], 0, match.start())
+    start = _unescaped(tail, _OPENERS[closing], match.start())
     if start < 0:
         return None
     parts = [tail[start + len(_OPENERS[closing]) : match.start()].strip()]
     joiner = ", "
-    while closing == "$" and (end := tail.rfind("$", 0, start)) > 0:
+    while closing == "$" and (end := _unescaped(tail, "$", start)) > 0:
         gap = tail[end + 1 : start]
-        opening = tail.rfind("$", 0, end)
+        opening = _unescaped(tail, "$", end)
         if opening < 0 or len(gap) > 40 or not _SEPARATORS.fullmatch(gap):
             break
         joiner = " or " if re.search(r"\bor\b", gap) else joiner
@@ -190,7 +204,22 @@ def _closing_math(text: str) -> Final | None:
     return Final(joiner.join(parts), "math", hedged=joiner == " or ")
 
 
+def _unescaped(text: str, delimiter: str, before: int) -> int:
+    """The last `delimiter` before `before` that is not `\\$` (a dollar sign), or -1."""
+    position = text.rfind(delimiter, 0, before)
+    while position > 0 and delimiter == "$" and text[position - 1] == "\\":
+        position = text.rfind(delimiter, 0, position - 1)
+    return position
+
+
 def _closing_is(text: str) -> Final | None:
     """A last sentence that ends on its number: "... the probability is 2/3."."""
     match = _CLOSING_IS.search(text[-300:])
-    return Final(match.group(1).rstrip(".,"), "closing") if match else None
+    if match:
+        return Final(match.group(1).rstrip(".,"), "closing")
+    tail = _BOILERPLATE.sub("", text[-400:])
+    last = re.split(r"(?<=[.!?])\s+", tail.strip())[-1]
+    numbers = _NUMBERS.findall(last)
+    if _CONCLUSION.match(last) and len(numbers) == 1 and "$" not in last:
+        return Final(numbers[0].rstrip(".,"), "closing")  # "Therefore, there are 12 ..."
+    return None

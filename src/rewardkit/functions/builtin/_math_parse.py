@@ -29,6 +29,9 @@ Node = tuple[Any, ...]
 MAX_ANSWER = 2_000
 """Longer answers are not parsed (a final answer is short; this bounds the work)."""
 MAX_TOKENS = 400
+LONG_DECIMAL = 12
+"""A decimal with this many significant digits is a printed float (`0.0833333333333333`):
+it equals what it agrees with to all its digits but the last."""
 MAX_DEPTH = 40
 
 _NUMBER_WORDS = {
@@ -105,6 +108,9 @@ _TOKEN = re.compile(
     r")"
 )
 _THOUSANDS = re.compile(r"(?<![\d.])\d{1,3}(?:,\d{3})+(?![\d,])")
+_DECIMAL_COMMA = re.compile(r"(-?0),(\d+)|(-?\d+),(\d\d)")
+"""One number with a decimal comma: `0,111`, `1,22`, `1000,99` (`1,2` is a list, `1,222` a
+thousand)."""
 _SPACED_THOUSANDS = re.compile(r"\d{1,3}(?: \d{3})+(?:\.\d+)?")
 _TEXT = re.compile(r"\\(?:text|textrm|textup|mathrm|textnormal|mbox|textbf|mathbf)\s*\{([^{}]*)\}")
 
@@ -129,13 +135,16 @@ def _text(match: re.Match[str]) -> str:
 def _normalize(text: str) -> str:
     text = text.strip()
     if "\\begin" not in text:  # `\\\\frac`: a doubly escaped command, as JSON-escaped text has
-        text = re.sub(r"\\\\(?=[a-zA-Z])", "", text)
+        text = re.sub(r"\\\\(?=[a-zA-Z])", functools.partial(_literal, "\\"), text)
     for pattern, replacement in _REPLACEMENTS:
         text = pattern.sub(functools.partial(_literal, replacement), text)
     text = _TEXT.sub(_text, text)
     if not re.search(r"[(\[{]", text):
         text = _THOUSANDS.sub(lambda m: m.group(0).replace(",", ""), text)
     text = text.strip().rstrip(".").strip()
+    if comma := _DECIMAL_COMMA.fullmatch(text):
+        whole, fraction = (comma.group(1), comma.group(2)) if comma.group(1) else comma.groups()[2:]
+        text = f"{whole}.{fraction}"
     if _SPACED_THOUSANDS.fullmatch(text):
         text = text.replace(" ", "")
     return text
@@ -186,9 +195,12 @@ def parse_answer(text: str) -> Node | None:
 
 
 def _number(text: str) -> Node:
-    exponent = text.lower().partition("e")[2]
+    mantissa, _, exponent = text.lower().partition("e")
     if exponent and abs(int(exponent)) > 400:
         raise _Fail("exponent too large")
+    digits = len(mantissa.replace(".", "").lstrip("0"))
+    if "." in mantissa and digits >= LONG_DECIMAL:  # a float printed whole: its own precision
+        return ("n", Fraction(text), digits)
     return ("n", Fraction(text))
 
 
@@ -238,17 +250,24 @@ class _Parser:
 
     # -- grammar ---------------------------------------------------------------------
     def answer(self) -> Node:
-        """items separated by `,` `;` `or` `and` (a bare list), or one item."""
+        """Items separated by `,` `or` `and` (a bare list), groups of them by `;`
+        (`p=5, q=2; p=7, q=2`), or one item."""
+        groups = [self.items()]
+        while self.accept(";"):
+            if self.peek()[0] == "end":
+                break
+            groups.append(self.items())
+        return groups[0] if len(groups) == 1 else ("list", groups, ";")
+
+    def items(self) -> Node:
         items = [self.item()]
-        joiner = ""
+        joiner = ","
         while True:
             sep = self.peek()
-            if sep[1] in (",", ";") or (sep[0] == "word" and sep[1].lower() in ("or", "and")):
+            if sep[1] == "," or (sep[0] == "word" and sep[1].lower() in ("or", "and")):
                 self.take()
-                following = self.peek()
-                if sep[1] in (",", ";") and following[1].lower() in ("or", "and"):
+                if sep[1] == "," and self.peek()[1].lower() in ("or", "and"):
                     sep = self.take()  # "1, 2, and 3"
-                joiner = joiner or ("or" if sep[1].lower() == "or" else ",")
                 if sep[1].lower() == "or":
                     joiner = "or"
                 if self.peek()[0] == "end":
