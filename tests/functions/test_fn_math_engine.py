@@ -36,9 +36,8 @@ def _score(reference: str, response: str) -> float:
     return math_reward(messages, ground_truth=reference).score
 
 
-def _row(reference: str, answer: str, verdict: bool, name: str, bug: str = "") -> object:
-    marks = [pytest.mark.xfail(strict=True, reason=bug)] if bug else []
-    return pytest.param(reference, answer, verdict, id=name, marks=marks)
+def _row(reference: str, answer: str, verdict: bool, name: str) -> object:
+    return pytest.param(reference, answer, verdict, id=name)
 
 
 # -- values ----------------------------------------------------------------------------------
@@ -139,7 +138,6 @@ UNITS = [
         "5000 m",
         True,
         "km-is-plain-m",
-        bug="a one-letter unit outside \\text{} (m, g, s) is read as a variable: 5000 m is 5000*m",
     ),
     _row("5 km", "5 m", False, "km-is-not-m"),
     _row("5\\text{ km}", "5\\text{ m}", False, "km-is-not-text-m"),
@@ -198,7 +196,6 @@ INTERVALS_AND_INEQUALITIES = [
         "x<1 \\text{ or } x>2",
         True,
         "union-is-inequalities-with-or",
-        bug="`x<1 or x>2` is a list of two relations, never compared as a union of intervals",
     ),
 ]
 SETS_LISTS_TUPLES = [
@@ -365,14 +362,12 @@ TRUNCATED = [
         "6 * 7 = 42, so <answer>42</answer> and then <answer>",
         False,
         "unclosed-answer-tag-after-a-closed-one",
-        bug="final_answer reports the cut-off tag, then every number is read and 42 accepted",
     ),
     _row(
         "42",
         "6 * 7 = 42 <answer>",
         False,
         "unclosed-answer-tag",
-        bug="final_answer reports the cut-off tag, then every number is read and 42 accepted",
     ),
     _row("2\\pi", "The period is $\\boxed{2\\pi}$", True, "box-closed-then-cut"),
 ]
@@ -527,11 +522,6 @@ UNDEFINED = [
     pytest.param("\\ln 0", id="log-zero"),
     pytest.param("0^{-1}", id="zero-to-minus-one"),
 ]
-_IDENTICAL = pytest.mark.xfail(
-    strict=True,
-    reason="`_same` takes two identical trees that are not quantities as equal before "
-    "evaluating them, so an undefined value inside a tuple, set, list or equation equals itself",
-)
 _INSIDE = {
     "in-a-tuple": "(\\frac{0}{0}, 1)",
     "in-a-set": "\\{\\frac{0}{0}\\}",
@@ -557,7 +547,7 @@ def test_an_undefined_value_equals_no_value(text: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    UNDEFINED + [pytest.param(text, id=name, marks=_IDENTICAL) for name, text in _INSIDE.items()],
+    UNDEFINED + [pytest.param(text, id=name) for name, text in _INSIDE.items()],
 )
 def test_an_undefined_value_is_not_even_itself(text: str) -> None:
     undefined = parse_answer(text)

@@ -74,27 +74,9 @@ READERS: dict[str, Callable[[str], object]] = {
 }
 CASES = [(reader, shape) for reader in READERS for shape in SHAPES]
 
-_SLOW = {
-    # `_math_final._boxed` gathers the run of adjacent boxes with `list.insert(0, ...)`:
-    # quadratic in the number of boxes (also with ", " between them). Measured on a dev box
-    # (`final_answer` on 2 MB: 7.6 s):
-    ("response", "boxed_one_repeated"): "1 MB: 1.1-3.1 s against 0.03-0.11 s at 100 KB",
-    ("reference", "boxed_one_repeated"): "1 MB: 1.7-3.2 s against 0.03-0.08 s at 100 KB",
-    ("final_answer", "boxed_one_repeated"): "1 MB: 1.5-3.0 s against 0.04-0.10 s at 100 KB",
-}
-
 
 def _case(reader: str, shape: str) -> object:
-    figure = _SLOW.get((reader, shape))
-    if figure is None:
-        return pytest.param(reader, shape, id=f"{reader}-{shape}")
-    reason = f"quadratic: adjacent boxes joined by list.insert(0, ...) ({figure})"
-    return pytest.param(
-        reader,
-        shape,
-        id=f"{reader}-{shape}",
-        marks=pytest.mark.xfail(strict=True, reason=reason),
-    )
+    return pytest.param(reader, shape, id=f"{reader}-{shape}")
 
 
 _FRESH = itertools.count()

@@ -135,8 +135,17 @@ def _score_one(
     return _by_numbers(text, reference, tolerances, require_units)
 
 
-@functools.lru_cache(maxsize=1024)
 def _gold(reference: str) -> tuple[str, Node | None] | None:
+    """`_read_gold`, cached for references of up to 4,096 characters."""
+    return _cached_gold(reference) if len(reference) <= 4096 else _read_gold(reference)
+
+
+@functools.lru_cache(maxsize=1024)
+def _cached_gold(reference: str) -> tuple[str, Node | None] | None:
+    return _read_gold(reference)
+
+
+def _read_gold(reference: str) -> tuple[str, Node | None] | None:
     """The reference's answer (its text and parse): the reference itself when it is one
     (`"\\frac{1}{2}"`, `"$x > 5$"`), else its marked final answer ("Answer: \\boxed{4}"),
     else None (prose: read by numbers). Cached: RL scores many responses per reference."""
@@ -272,6 +281,8 @@ def _unfinished(text: str) -> str | None:
         return "the response ends inside <think>"
     if "\\boxed{" in text and boxed_content(text) is None:
         return "its last \\boxed{ never closes"
+    if text.rfind("<answer>") > text.rfind("</answer>"):
+        return "its last <answer> is empty and never closes"
     if _TRAILING_OPERATOR.search(stripped):
         return "the response ends mid-expression"
     sentences = re.split(r"(?<=[.!?])\s+", stripped[-2000:])

@@ -275,6 +275,15 @@ def _scaled(node: Node, factor: Any) -> Node:
     return ("*", [node, ("n", Fraction(factor))])
 
 
+def _unit_letter(node: Node, other: Node) -> Node:
+    """`5000 m` read as 5000 times m is 5000 metres when the other side has no variable."""
+    if node[0] == "*" and len(node[1]) == 2 and not symbols(other):
+        number, letter = node[1]
+        if letter[0] == "s" and letter[1] in _UNITS and not symbols(number):
+            return ("unit", number, letter[1])
+    return node
+
+
 def _has_pi(node: Node) -> bool:
     return "pi" in repr(node)
 
@@ -284,8 +293,8 @@ def _scalar_equal(gold: Node, answer: Node, tolerance: Tolerance) -> bool:
     `0.25`); an angle in degrees equals its number, or its radians when the other side has
     π; units convert within length, time and mass (`5 km` is `5000 m`), and are otherwise
     ignored (`13 apples` is `13`)."""
-    g, g_marks = _unwrap(gold)
-    a, a_marks = _unwrap(answer)
+    g, g_marks = _unwrap(_unit_letter(gold, answer))
+    a, a_marks = _unwrap(_unit_letter(answer, gold))
     if "pct" in g_marks and "pct" not in a_marks:
         return any(_expressions_equal(c, a, tolerance) for c in (g, _scaled(g, Fraction(1, 100))))
     if "pct" in a_marks and "pct" not in g_marks:
@@ -411,6 +420,12 @@ def _interval(node: Node) -> tuple[str | None, list[tuple[Node, Node, bool, bool
     if node[0] == "tuple" and len(node[1]) == 2:
         lo, hi = node[1]
         return None, [(lo, hi, node[2] == "[", node[3] == "]")]
+    if node[0] == "set" and node[1] and all(item[0] == "rel" for item in node[1]):
+        pieces = [_interval(item) for item in node[1]]  # x < 1 or x > 2
+        names = {p[0] for p in pieces if p is not None}
+        if any(p is None for p in pieces) or len(names) != 1:
+            return None
+        return names.pop(), [i for p in pieces if p for i in p[1]]
     if node[0] == "union":
         parts = [_interval(part) for part in node[1]]
         if any(p is None or p[0] is not None for p in parts):

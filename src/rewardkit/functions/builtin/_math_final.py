@@ -24,6 +24,8 @@ from rewardkit.functions.builtin._numbers import box_spans
 
 __all__ = ["Final", "final_answer"]
 
+_MAX_RUN = 200
+"""At most this many adjacent boxes make one answer (more is a list of candidates)."""
 _MAX_PHRASE = 300
 """An answer phrase's answer is read from at most this many characters."""
 _SEPARATORS = re.compile(
@@ -93,8 +95,10 @@ def final_answer(text: str) -> Final | None:
         if found is _CUT:
             return None
         return Final(found.text if found else inner.strip("$ \n"), "tag")
-    if text.find("<answer>") >= 0:
-        return None
+    opened = text.rfind("<answer>")
+    if opened >= 0:  # never closed: what follows it, if anything (`</answer>` a stop string)
+        inner = text[opened + len("<answer>") :].strip()
+        return Final(inner.strip("$ \n"), "tag") if inner else None
     boxed = _boxed(text)
     if boxed is _CUT:
         return None
@@ -125,15 +129,16 @@ def _boxed(text: str) -> Final | None:
     for span in spans:  # by start: a box starting inside the previous outer one is nested
         if not outer or span[0] > outer[-1][1]:
             outer.append(span)
-    run = [outer[-1]]
+    run = [outer[-1]]  # the last box and those joined to it, from the end
     joiner = ", "
-    for span in reversed(outer[:-1]):
-        gap = text[span[1] + 1 : run[0][0]]
+    for span in reversed(outer[-_MAX_RUN:-1]):
+        gap = text[span[1] + 1 : run[-1][0]]
         if len(gap) > 80 or not _SEPARATORS.fullmatch(gap) or not _joins(gap):
             break
         if re.search(r"\bor\b", gap):
             joiner = " or "
-        run.insert(0, span)
+        run.append(span)
+    run.reverse()
     contents = [text[s + len("\\boxed{") : e].strip() for s, e in run]
     if not all(contents):
         return None
@@ -194,7 +199,7 @@ def _closing_math(text: str) -> Final | None:
     while closing == "$" and (end := _unescaped(tail, "$", start)) > 0:
         gap = tail[end + 1 : start]
         opening = _unescaped(tail, "$", end)
-        if opening < 0 or len(gap) > 40 or not _SEPARATORS.fullmatch(gap):
+        if opening < 0 or len(gap) > 40 or not _SEPARATORS.fullmatch(gap) or not _joins(gap):
             break
         joiner = " or " if re.search(r"\bor\b", gap) else joiner
         parts.insert(0, tail[opening + 1 : end].strip())

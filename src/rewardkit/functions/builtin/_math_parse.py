@@ -108,9 +108,9 @@ _TOKEN = re.compile(
     r")"
 )
 _THOUSANDS = re.compile(r"(?<![\d.])\d{1,3}(?:,\d{3})+(?![\d,])")
-_DECIMAL_COMMA = re.compile(r"(-?0),(\d+)|(-?\d+),(\d\d)")
-"""One number with a decimal comma: `0,111`, `1,22`, `1000,99` (`1,2` is a list, `1,222` a
-thousand)."""
+_DECIMAL_COMMA = re.compile(r"(-?0),(\d+)|(-?\d|-?\d{4,}),(\d\d)")
+"""One number with a decimal comma: `0,111`, `1,22`, `1000,99` (`1,2` and `12,14` are lists,
+`1,222` a thousand)."""
 _SPACED_THOUSANDS = re.compile(r"\d{1,3}(?: \d{3})+(?:\.\d+)?")
 _TEXT = re.compile(r"\\(?:text|textrm|textup|mathrm|textnormal|mbox|textbf|mathbf)\s*\{([^{}]*)\}")
 
@@ -138,13 +138,12 @@ def _normalize(text: str) -> str:
         text = re.sub(r"\\\\(?=[a-zA-Z])", functools.partial(_literal, "\\"), text)
     for pattern, replacement in _REPLACEMENTS:
         text = pattern.sub(functools.partial(_literal, replacement), text)
-    text = _TEXT.sub(_text, text)
-    if not re.search(r"[(\[{]", text):
-        text = _THOUSANDS.sub(lambda m: m.group(0).replace(",", ""), text)
-    text = text.strip().rstrip(".").strip()
+    text = _TEXT.sub(_text, text).strip().rstrip(".").strip()
     if comma := _DECIMAL_COMMA.fullmatch(text):
         whole, fraction = (comma.group(1), comma.group(2)) if comma.group(1) else comma.groups()[2:]
         text = f"{whole}.{fraction}"
+    elif not re.search(r"[(\[{]", text):
+        text = _THOUSANDS.sub(lambda m: m.group(0).replace(",", ""), text)
     if _SPACED_THOUSANDS.fullmatch(text):
         text = text.replace(" ", "")
     return text
