@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import ast
 import contextlib
+import statistics
 import subprocess
 import sys
 import tarfile
@@ -173,6 +174,22 @@ def grade(case: Case) -> tuple[bool, str]:
     return result.score >= 0.5, result.reason or ""
 
 
+def _time_math_verify(cases: list[Case]) -> list[float]:
+    """math-verify's own time per case (`verify(parse(gold), parse(pred))`), or [] when it
+    is not installed."""
+    try:
+        from math_verify import parse, verify
+    except ImportError:
+        return []
+    micros = []
+    for case in cases:
+        start = time.perf_counter()
+        with contextlib.suppress(Exception):
+            verify(parse(case.gold), parse(case.pred))
+        micros.append((time.perf_counter() - start) * 1e6)
+    return micros
+
+
 def _short(text: str, limit: int = 90) -> str:
     text = repr(text)
     return text if len(text) <= limit else text[: limit - 3] + "..."
@@ -181,12 +198,22 @@ def _short(text: str, limit: int = 90) -> str:
 def report(harvest: Harvest, show_all: bool) -> None:
     cases = harvest.cases
     graded = []
-    start = time.perf_counter()
+    ours_us: list[float] = []
     for case in cases:
+        start = time.perf_counter()
         ours, reason = grade(case)
+        ours_us.append((time.perf_counter() - start) * 1e6)
         graded.append((case, ours, reason))
-    elapsed = time.perf_counter() - start
-    print(f"{len(cases)} cases read from math-verify's tests ({elapsed:.1f}s to grade)\n")
+    theirs_us = _time_math_verify(cases)
+    print(f"{len(cases)} cases read from math-verify's tests\n")
+    print("median µs per call, same cases, this process:")
+    print(f"  math_reward {statistics.median(ours_us):,.0f}", end="")
+    if theirs_us:
+        ratio = statistics.median(ours_us) / statistics.median(theirs_us)
+        print(
+            f"; math-verify verify(parse, parse) {statistics.median(theirs_us):,.0f} ({ratio:.2f}x)"
+        )
+    print()
     print("| group | cases | agree | ours accepts, theirs rejects | ours rejects, theirs accepts |")
     print("|---|---|---|---|---|")
     groups = {
