@@ -4,8 +4,9 @@ math-verify times out with `SIGALRM`, which only the main thread may use (elsewh
 runs with no deadline, and `9^{9^{9^9}}` holds a thread for good), and no signal ends code
 stuck inside a C call. So the work runs in single-threaded worker processes
 (`_symbolic_worker.py`, started with `python -I` in `/`, its environment `PATH` and
-`LANG`, none of the caller's secrets), and the caller waits for the answer at most `timeout` seconds: then it kills
-the worker (`SIGKILL`) and answers None, and the next call starts a fresh one.
+`LANG`, none of the caller's secrets), and the caller waits for the answer at most
+`timeout` seconds: then it kills the worker (`SIGKILL`) and answers None, and the next
+call starts a fresh one.
 
 Workers: a pool of up to `min(4, os.cpu_count())`, started on demand (a call that finds
 none idle starts one; at the cap, it waits for one to be free, and its deadline starts
