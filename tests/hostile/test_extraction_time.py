@@ -21,6 +21,7 @@ from rewardkit.functions.builtin import (
     math_reward,
     reasoning_steps_reward,
 )
+from rewardkit.functions.builtin._answers import extract_answer
 from rewardkit.functions.builtin._code import code_blocks, extract_code_blocks
 
 _PROSE = (
@@ -53,6 +54,9 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "one_comma": lambda n: _grow("1,", n),
     "prose": lambda n: _grow(_PROSE, n),
     "chain_of_thought": _chain_of_thought,
+    # `x = <digits>` then a term: a lookahead after the number re-read the digits per digit.
+    "assigned_digits": lambda n: "x = " + "9" * n + " y",
+    "assigned_digits_bracket": lambda n: "x=" + "1" * n + "(",
 }
 
 
@@ -65,6 +69,7 @@ READERS: dict[str, Callable[[str], object]] = {
     # An unusable ground truth: the APPS reward stops right after extracting the code.
     "apps": lambda t: evaluate_apps_solution(_said(t), "not json"),
     "accuracy": lambda t: accuracy_reward(_said(t), "4"),
+    "extract_answer": extract_answer,
     "format": lambda t: format_reward(_said(t)),
     "steps": lambda t: reasoning_steps_reward(_said(t)),
 }
@@ -75,6 +80,8 @@ CASES = [
     ("apps", "backticks"),
     ("apps", "unclosed_fence"),
     *[("accuracy", shape) for shape in SHAPES],
+    ("extract_answer", "assigned_digits"),
+    ("extract_answer", "assigned_digits_bracket"),
     ("format", "unclosed_think"),
     ("format", "unclosed_answer"),
     ("steps", "prose"),

@@ -26,8 +26,10 @@ _ANSWER_PHRASE = re.compile(
 )
 """"answer is X": X runs to the line's last non-space (what a lazy `(.+?)\\s*$` keeps,
 without re-trying `\\s*` at every character of a long run of spaces)."""
-_ASSIGNMENT = re.compile(r"\b[a-zA-Z]\s*=\s*(-?\d[\d,]*(?:\.\d+)?)(?![\d.]*\s*[a-zA-Z(])")
-"""`x = 4` (the value of a one-letter variable), not `x = 4y`."""
+_ASSIGNMENT = re.compile(r"\b[a-zA-Z]\s*=\s*(-?\d[\d,]*(?:\.\d+)?)")
+"""`x = 4` (the value of a one-letter variable), not `x = 4y`: see `_assigned_values`."""
+_TERM_FOLLOWS = re.compile(r"[\d.]*\s*[a-zA-Z(]")
+"""After a value: more of it, then a letter or a bracket (`4y`, `4 (x + 1)`)."""
 _CLOSING_IS = re.compile(r"\bis\s+((?:\S+\s+){0,3}?\S+?)[.!]?\s*$", re.IGNORECASE)
 """A closing statement "... is Paris." (at most four words after "is")."""
 _LEADING_FILLER = re.compile(r"^(?:approximately|about|around|roughly|exactly)\s+", re.I)
@@ -117,11 +119,30 @@ def extract_answer(text: str) -> str:
     phrases = _ANSWER_PHRASE.findall(text)
     if phrases:
         return _LEADING_FILLER.sub("", phrases[-1].strip()).rstrip(".").strip()
-    assignments = _ASSIGNMENT.findall(text)
+    assignments = _assigned_values(text)
     if assignments:
-        return str(assignments[-1])
+        return assignments[-1]
     closing = _CLOSING_IS.search(text.strip())
     return _LEADING_FILLER.sub("", closing.group(1)) if closing else ""
+
+
+def _assigned_values(text: str) -> list[str]:
+    """Every `x = <number>` value not followed by a term, in one sweep (linear time).
+
+    The same values as `findall` with the lookahead `(?![\\d.]*\\s*[a-zA-Z(])` after the
+    number, which backtracks digit by digit and re-reads the rest of the digits each time
+    (quadratic on `x = 999...9y`). Every shorter reading of the number that ends in its
+    digits is followed by the same run as the whole one, so it fails alike; the first
+    that passes ends before the number's last comma (`x = 1,234 apples` gives `1`).
+    """
+    values: list[str] = []
+    for match in _ASSIGNMENT.finditer(text):
+        value = match.group(1)
+        if _TERM_FOLLOWS.match(text, match.end()) is None:
+            values.append(value)
+        elif (comma := value.rfind(",")) > 0:
+            values.append(value[:comma])
+    return values
 
 
 def normalize_text(text: str) -> str:
