@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rewardkit.functions.builtin import format_reward, tag_count_reward
+from rewardkit.functions.builtin._format import THINK_ANSWER_FORMAT, _think_answer
 
 
 def said(content: Any) -> list[dict[str, Any]]:
@@ -34,6 +38,30 @@ def test_exact_match_means_the_whole_response() -> None:
         said("x <answer>1</answer> y"), format_regex=pattern, require_exact_match=False
     )
     assert loose.score == 1.0
+
+
+_PIECES = ["<think>\n", "</think>\n<answer>\n", "</answer>", "<think>", "</think>\n", "<answer>\n",
+           "\n", " ", "\t", "x"]  # fmt: skip
+
+
+_TEXTS = st.builds(
+    lambda head, body, tail: head + "".join(body) + tail,
+    st.sampled_from(["", "<think>\n", " <think>\n", "<think>"]),
+    st.lists(st.sampled_from(_PIECES), max_size=10),
+    st.sampled_from(["", "</answer>", "</answer>\n", "</answer>\n\n", "</answer> ", "</answer>x"]),
+)
+
+
+@settings(max_examples=1_000, deadline=None)
+@given(_TEXTS)
+def test_default_format_has_the_regex_verdicts(text: str) -> None:
+    """The linear-time check of the default pattern agrees with the regex it stands for."""
+    pattern = re.compile(THINK_ANSWER_FORMAT, re.DOTALL)
+    whole = bool(pattern.fullmatch(text) or pattern.fullmatch(text.rstrip()))
+    assert _think_answer(text, whole=True) is whole
+    assert _think_answer(text, whole=False) is (pattern.search(text) is not None)
+    for exact, expected in ((True, whole), (False, pattern.search(text) is not None)):
+        assert format_reward(said(text), require_exact_match=exact).score == float(expected)
 
 
 def test_bad_regex_is_a_clear_error() -> None:

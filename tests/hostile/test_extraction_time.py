@@ -57,6 +57,8 @@ SHAPES: dict[str, Callable[[int], str]] = {
     # `x = <digits>` then a term: a lookahead after the number re-read the digits per digit.
     "assigned_digits": lambda n: "x = " + "9" * n + " y",
     "assigned_digits_bracket": lambda n: "x=" + "1" * n + "(",
+    # The default format's `.*?` read to the end after each separator.
+    "think_answer_separators": lambda n: "<think>\n" + _grow("</think>\n<answer>\n", n),
 }
 
 
@@ -71,6 +73,7 @@ READERS: dict[str, Callable[[str], object]] = {
     "accuracy": lambda t: accuracy_reward(_said(t), "4"),
     "extract_answer": extract_answer,
     "format": lambda t: format_reward(_said(t)),
+    "format_anywhere": lambda t: format_reward(_said(t), require_exact_match=False),
     "steps": lambda t: reasoning_steps_reward(_said(t)),
 }
 CASES = [
@@ -84,6 +87,8 @@ CASES = [
     ("extract_answer", "assigned_digits_bracket"),
     ("format", "unclosed_think"),
     ("format", "unclosed_answer"),
+    ("format", "think_answer_separators"),
+    ("format_anywhere", "think_answer_separators"),
     ("steps", "prose"),
     ("steps", "chain_of_thought"),
 ]

@@ -14,6 +14,21 @@ __all__ = ["THINK_ANSWER_FORMAT", "format_reward", "tag_count_reward"]
 
 THINK_ANSWER_FORMAT = r"^<think>\n.*?</think>\n<answer>\n.*?</answer>$"
 """The default of `format_reward`: a `<think>` block, then an `<answer>` block."""
+_OPEN, _BETWEEN, _CLOSE = "<think>\n", "</think>\n<answer>\n", "</answer>"
+
+
+def _think_answer(text: str, *, whole: bool) -> bool:
+    """What `THINK_ANSWER_FORMAT` says of `text`, in linear time.
+
+    The regex backtracks: after each `</think>\\n<answer>\\n` it reads on to the end for
+    `</answer>`, quadratic on that separator repeated. Its verdict is that the text, less a
+    final newline (`$`; with `whole`, less trailing whitespace), is `<think>\\n`, anything
+    holding the separator, then `</answer>`.
+    """
+    core = text.rstrip() if whole else text.removesuffix("\n")
+    if not (core.startswith(_OPEN) and core.endswith(_CLOSE)):
+        return False
+    return core.find(_BETWEEN, len(_OPEN), len(core) - len(_CLOSE)) >= 0
 
 
 @functools.lru_cache(maxsize=256)
@@ -39,6 +54,9 @@ def format_reward(
 
     The pattern is compiled with `re.DOTALL`. With `require_exact_match` the *whole*
     response must match (trailing whitespace aside); otherwise a match anywhere counts.
+    The default pattern is checked in linear time, with the regex's verdicts; any other
+    is run by Python's `re`, which can take quadratic time or worse on some responses to
+    some patterns (nested or adjacent `.*?`): keep your own patterns simple.
 
     Args:
         messages: The conversation; `messages[-1]` is the assistant's response.
@@ -60,7 +78,9 @@ def format_reward(
         text = response_text(messages)
     except NoResponse as problem:
         return no_response("format_check", problem)
-    if require_exact_match:
+    if format_regex == THINK_ANSWER_FORMAT:
+        matched = _think_answer(text, whole=require_exact_match)
+    elif require_exact_match:
         matched = bool(pattern.fullmatch(text) or pattern.fullmatch(text.rstrip()))
     else:
         matched = pattern.search(text) is not None
