@@ -7,8 +7,6 @@ import pytest
 
 from rewardkit.functions.builtin import math_reward
 
-pytest.importorskip("math_verify")
-
 
 def _score(gold: str, answer: str) -> float:
     messages = [{"role": "user", "content": "Solve."}, {"role": "assistant", "content": answer}]
@@ -46,3 +44,20 @@ def test_a_part_of_the_answer_is_not_the_answer(gold: str, answer: str) -> None:
 )
 def test_the_whole_answer_is(gold: str, answer: str) -> None:
     assert _score(gold, answer) == 1.0
+
+
+@pytest.mark.parametrize(
+    ("gold", "answer"),
+    [
+        ("1", "\\boxed{1 + 10^{-60}\\pi}"),
+        ("1", "\\boxed{1 + 10^{-1000}\\pi}"),
+        ("1", "\\boxed{\\sqrt{1+10^{-100}}}"),
+        ("1", "\\boxed{(1+10^{-40000})^{10^{40000}}}"),
+        ("1", "\\boxed{(1+10^{-30})^{40} + e^{-5000}}"),
+        ("x^2", "\\boxed{x \\cdot x + 10^{-300}}"),
+    ],
+)
+def test_a_difference_below_the_working_precision_is_still_seen(gold: str, answer: str) -> None:
+    """Values are compared with as many more digits as the answer's own numbers could hide
+    a difference in; past 2,000 digits the answer is undefined (wrong)."""
+    assert _score(gold, answer) == 0.0

@@ -1,16 +1,18 @@
 """Are two parsed math answers the same? (see `_math_parse` for the trees)
 
 Values are compared exactly where they are rational (`fractions.Fraction`: `0.5` is
-`\\\\frac{1}{2}`, `0.333` is not `\\\\frac13`), and otherwise numerically at 60 significant
-digits with a relative tolerance of 1e-45 (`\\\\sqrt{117}` is `3\\\\sqrt{13}`; `\\\\frac{355}{113}`
-is not `\\\\pi`, nor `e^{\\\\pi\\\\sqrt{163}}` an integer). Expressions in variables are
+`\\frac{1}{2}`, `0.333` is not `\\frac13`), and otherwise numerically, with 60 digits more
+than the answer's own numbers could hide a difference in (`_hidden`), agreeing to all but
+15 of them (`\\sqrt{117}` is `3\\sqrt{13}`; `\\frac{355}{113}` is not `\\pi`, nor
+`e^{\\pi\\sqrt{163}}` an integer, nor `1 + 10^{-1000}\\pi` one). Expressions in variables are
 compared at three fixed points (`(x-2)(x-3)` is `x^2-5x+6`); equations are the same when
 their sides' differences are proportional (`y=2x+1` is `2x-y+1=0`); inequalities and
-intervals compare as sets (`x>5` is `(5,\\\\infty)`); lists and sets ignore order, tuples and
+intervals compare as sets (`x>5` is `(5,\\infty)`); lists and sets ignore order, tuples and
 matrices do not. Percentages, degrees and units: see `_scalar_equal`.
 
-Every evaluation is bounded: powers whose result would pass e^100000 and factorials past
-1000 are undefined (a wrong answer), so no answer can make the comparison run away.
+Every evaluation is bounded: powers whose result would pass e^100000, factorials past 1000
+and comparisons needing over 2,000 digits are undefined (a wrong answer), so no answer can
+make the comparison run away.
 """
 
 from __future__ import annotations
@@ -29,7 +31,11 @@ Tolerance = tuple[float, float]
 """(relative, absolute) tolerance the user allows on numbers; (0, 0) is exact."""
 
 _DIGITS = 60
-_REL = Fraction(1, 10**45)
+"""Working precision beyond what an answer's own numbers could hide (see `_hidden`)."""
+_GUARD = 15
+"""Values agreeing to all but this many of the working digits are equal."""
+_MAX_DIGITS = 2_000
+"""A comparison that would need more working digits is undefined (`1 + 10^{-5000}\\pi`)."""
 _MAX_LOG = 100_000
 """A power whose natural log passes this is undefined (bounds time and memory)."""
 _MAX_BITS = 100_000
@@ -238,7 +244,7 @@ def _numbers_equal(a: Any, b: Any, tolerance: Tolerance) -> bool:
         return bool(x == y)
     difference = abs(x - y)
     scale = max(abs(x), abs(y))
-    if difference <= scale * ctx.mpf(_REL.numerator) / _REL.denominator:
+    if difference <= scale * ctx.mpf(10) ** (_GUARD - ctx.dps):
         return not (isinstance(a, Fraction) and isinstance(b, Fraction))
     relative, absolute = tolerance
     return bool(difference <= max(relative * scale, absolute)) if relative or absolute else False
@@ -251,14 +257,51 @@ def _expressions_equal(a: Node, b: Node, tolerance: Tolerance) -> bool:
     names = symbols(a)
     if names != symbols(b):
         return False
-    if not names:
-        return _numbers_equal(_value(a, {}), _value(b, {}), tolerance)
-    ordered = sorted(names)
-    for point in _POINTS:
-        env = {n: point[i % 3] + i // 3 for i, n in enumerate(ordered)}
-        if not _numbers_equal(_approx(a, env), _approx(b, env), (1e-25, 1e-25)):
-            return False
-    return True
+    digits = _DIGITS + max(_hidden(a), _hidden(b))
+    if digits > _MAX_DIGITS:
+        raise _Undefined
+    ctx = _ctx()
+    ctx.dps = digits
+    try:
+        if not names:
+            return _numbers_equal(_value(a, {}), _value(b, {}), tolerance)
+        ordered = sorted(names)
+        for point in _POINTS:
+            env = {n: point[i % 3] + i // 3 for i, n in enumerate(ordered)}
+            if not _numbers_equal(_approx(a, env), _approx(b, env), tolerance):
+                return False
+        return True
+    finally:
+        ctx.dps = _DIGITS
+
+
+def _magnitude(node: Node) -> float:
+    """The size of an irrational exponent (`i\\pi`, `\\pi\\sqrt{163}`); 10 for one in
+    variables (they are sampled at small values)."""
+    try:
+        return min(float(abs(_approx(node, {}))), float(_MAX_DIGITS))
+    except _Undefined:
+        return 10.0
+
+
+def _hidden(node: Any) -> int:
+    """How many decimal places an expression could hide a difference in: the longest number
+    written, the largest power of ten (`10^{-1000}`, `e^{-1000}`, `\\exp(1000)`). Working
+    at this many more digits, `1 + 10^{-1000}\\pi` is not 1."""
+    if isinstance(node, list):
+        return max((_hidden(item) for item in node), default=0)
+    if not isinstance(node, tuple) or not node or node[0] in ("s", "c", "text"):
+        return 0
+    if node[0] == "n":
+        return len(str(node[1].numerator)) + len(str(node[1].denominator))
+    inner = max(_hidden(part) for part in node[1:])
+    if node[0] == "^" or (node[0] == "f" and node[1] == "exp"):
+        power = _exact(node[2])
+        magnitude = float(abs(power)) if power is not None else _magnitude(node[2])
+        base = _exact(node[1]) if node[0] == "^" else None
+        size = abs(math.log10(abs(base))) if base not in (None, 0) else 1.0
+        return int(min(magnitude * max(size, 1.0), _MAX_DIGITS)) + inner
+    return inner
 
 
 # -- answers -------------------------------------------------------------------------------
@@ -289,7 +332,7 @@ def _has_pi(node: Node) -> bool:
 
 
 def _scalar_equal(gold: Node, answer: Node, tolerance: Tolerance) -> bool:
-    """Quantities: a percentage equals its number or its hundredth (`25\\\\%` is `25` and
+    """Quantities: a percentage equals its number or its hundredth (`25\\%` is `25` and
     `0.25`); an angle in degrees equals its number, or its radians when the other side has
     π; units convert within length, time and mass (`5 km` is `5000 m`), and are otherwise
     ignored (`13 apples` is `13`)."""
@@ -415,7 +458,7 @@ def _matrix_arithmetic(kind: str, matrices: list[Node]) -> Node:
 
 
 def _interval(node: Node) -> tuple[str | None, list[tuple[Node, Node, bool, bool]]] | None:
-    """A set of reals as (variable, intervals): `x > 5`, `(5, \\\\infty)`, `[0,1) \\\\cup (2,3]`."""
+    """A set of reals as (variable, intervals): `x > 5`, `(5, \\infty)`, `[0,1) \\cup (2,3]`."""
     inf = ("c", "inf")
     if node[0] == "tuple" and len(node[1]) == 2:
         lo, hi = node[1]

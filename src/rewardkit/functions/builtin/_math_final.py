@@ -1,16 +1,19 @@
 """The final answer a math response commits to, read from the end (linear time).
 
-Tried in order, each on the text after the last `</think>`:
+Tried in order, on the text after the last `</think>` and before a chat template's next
+turn (`<|im_start|>`):
 
-1. the last `<answer>...</answer>` (its box or "answer is" phrase if it has one);
-2. the last run of `\\\\boxed{}` (boxes separated only by commas, spaces, `\\\\quad`,
-   "and" or "or" are one answer: `\\\\boxed{1}, \\\\boxed{2}` is the list 1, 2);
+1. the last `<answer>...</answer>` (its box or "answer is" phrase if it has one), or what
+   follows an `<answer>` that never closes;
+2. the last `\\boxed{}` and the boxes joined to it by commas, `\\quad`, "and" or "or"
+   (`\\boxed{1}, \\boxed{2}` is the list 1, 2), unless a "final answer is" phrase follows;
 3. the line after the last GSM8K `####`;
 4. the last "final answer is X" / "answer: X" (to the end of its sentence);
-5. a `$...$`, `\\\\(...\\\\)` or `\\\\[...\\\\]` that ends the response.
+5. math that ends the response (`$...$`, `\\(...\\)`, `\\[...\\]`), a last sentence ending
+   "is 2/3.", a closing "Therefore, ..." with one number, a short response that is an answer.
 
-A response cut off mid-answer (an unclosed `<think>`, `<answer>` or `\\\\boxed{` after the
-last closed one) has no final answer.
+A response cut off mid-answer (an unclosed `<think>` or `\\boxed{` after the last closed
+one) has no final answer.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ _MAX_RUN = 200
 _MAX_PHRASE = 300
 """An answer phrase's answer is read from at most this many characters."""
 _SEPARATORS = re.compile(
-    r"(?:\s|\$|,|;|\\quad|\\qquad|\\[,;! ]|\\\]|\\\[|\\\)|\\\(|\\\\|&|and|or"
+    r"(?:\s|\$|,|;|\\quad|\\qquad|\\[,;! ]|\\\]|\\\[|\\\)|\\\(|\\\\|&"
     r"|\\text\s*\{[^{}\d]{0,40}\}|\b[a-zA-Z]{1,12}\b)*"
 )
 _PHRASE = re.compile(r"(?:final\s+answer|answer)\s*(?:is\b\s*:?|:|=)", re.IGNORECASE)

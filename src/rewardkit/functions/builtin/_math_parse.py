@@ -1,6 +1,6 @@
 """Read one math answer (LaTeX or plain text) into a small tree.
 
-`parse_answer("\\\\frac{1}{2}")` gives `("/", ("n", 1), ("n", 2))`. The nodes are tuples:
+`parse_answer("\\frac{1}{2}")` gives `("/", ("n", 1), ("n", 2))`. The nodes are tuples:
 
 - `("n", Fraction)` a number; `("s", name)` a variable; `("c", "pi" | "e" | "i" | "inf")`
 - `("+", [terms])`, `("*", [factors])`, `("/", a, b)`, `("^", a, b)`, `("neg", a)`,
