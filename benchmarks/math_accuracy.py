@@ -13,6 +13,7 @@ the median time per call; then accuracy per category; with `--failures`, the ids
 cases each grader gets wrong.
 
     python benchmarks/math_accuracy.py [--failures] [--grader NAME ...] [--corpus PATH]
+        [--verl PATH/verl/utils/reward_score/math_reward.py]
 
 math-verify is the `math` extra (`pip install 'math-verify[antlr4_13_2]'`); without it
 its column is left out.
@@ -81,7 +82,40 @@ def math_verify_grader() -> dict[str, Grader]:
         wrapped = gold if "$" in gold or "\\boxed" in gold else f"${gold}$"
         return bool(verify(parse(wrapped), parse(completion)))
 
-    return {"math-verify": grade}
+    def grade_open_r1(gold: str, completion: str) -> bool:
+        # The open-r1 / TRL GRPO recipe's documented configuration: the gold parsed with
+        # the defaults, the answer only from LaTeX with boxes first and no unanchored match.
+        from math_verify import LatexExtractionConfig, LatexNormalizationConfig
+
+        normalization = LatexNormalizationConfig(
+            nits=False, malformed_operators=False, basic_latex=True, equations=True,
+            boxed="all", units=True,
+        )  # fmt: skip
+        config = LatexExtractionConfig(
+            normalization_config=normalization,
+            boxed_match_priority=0,
+            try_extract_without_anchor=False,
+        )
+        parsed_gold = parse(gold if "$" in gold or "\\boxed" in gold else f"${gold}$")
+        answer = parse(completion, extraction_config=[config], extraction_mode="first_match")
+        return bool(parsed_gold) and bool(verify(parsed_gold, answer))
+
+    return {"math-verify": grade, "open-r1 recipe": grade_open_r1}
+
+
+def file_grader(name: str, path: Path, function: str) -> dict[str, Grader]:
+    """A peer's grader loaded from its source file (e.g. verl's
+    `verl/utils/reward_score/math_reward.py`, from its wheel): `function(completion, gold)`
+    returning a score, 1.0 meaning accepted."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"peer_{name}", path)
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    score = getattr(module, function)
+    return {name: lambda gold, completion: float(score(completion, gold)) >= 1.0}
 
 
 def run(name: str, grader: Grader, cases: list[dict[str, Any]]) -> Tally:
@@ -172,10 +206,15 @@ def main() -> None:
     parser.add_argument(
         "--grader", action="append", help="only this grader (repeatable); default: all"
     )
+    parser.add_argument(
+        "--verl", type=Path, help="verl's verl/utils/reward_score/math_reward.py, to compare"
+    )
     args = parser.parse_args()
 
     cases = load_corpus(args.corpus)
     graders = {**rewardkit_graders(), **math_verify_grader()}
+    if args.verl:
+        graders.update(file_grader("verl MATH compute_score", args.verl, "compute_score"))
     if args.grader:
         unknown = sorted(set(args.grader) - set(graders))
         if unknown:
