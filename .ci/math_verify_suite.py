@@ -26,7 +26,7 @@ import math_verify_cases as cases  # noqa: E402 - benchmarks/ is put on the path
 
 VERSION = "0.9.0"
 FLOOR = 0.95
-"""The least agreement accepted (measured: 262 of 274, 95.6%)."""
+"""The least agreement accepted (measured: 264 of 274, 96.4%)."""
 
 _LATEX_ONLY = "their `latex` extraction alone reads no `$...$` that spans lines; we read 9"
 EXCEPTIONS: dict[tuple[str, str, str, bool], str] = {
@@ -37,12 +37,6 @@ EXCEPTIONS: dict[tuple[str, str, str, bool], str] = {
     ),
     ("test_latex_notation", "$9$", "Answer $ \n 9 \n $", False): _LATEX_ONLY,
     ("test_latex_notation", "$9$", "Answer \\( \n 9 \n \\)", False): _LATEX_ONLY,
-    (
-        "test_latex_notation_math",
-        "Since $25<30<36$, we have $5<\\sqrt{30}<6",
-        '$12 $ and $13 $\\". I hope it is correct.',
-        True,
-    ): "a gold that is a whole worked solution: we do not pick its answer out of it",
     ("test_math_extraction_additional_cases", "$(1,3)$", "${1,3}$", True): (
         "`{1,3}` is a brace group, so the list 1, 3; a list is not the point (1, 3)"
     ),
@@ -64,12 +58,6 @@ EXCEPTIONS: dict[tuple[str, str, str, bool], str] = {
         "W(x)=1orW(x)=-1",
         True,
     ): "a gold whose box never closes, naming W(n), against W(x)",
-    (
-        "test_open_thoughts",
-        "$y_{1}=-2 x^{2}+4 x+3, y_{2}=3 x^{2}+12 ",
-        " and \\( y_2 = \\boxed{3(x + 2)^2 - 2} \\) ",
-        True,
-    ): "two boxes with `y_2 =` between them are not read as one list of equations",
     ("test_strict_variable_comparison", "$f(x)$", "$f(y)$", True): (
         "their strict=False renames variables; we never do (f(y) is not f(x))"
     ),

@@ -136,7 +136,7 @@ def _boxed(text: str) -> Final | None:
     joiner = ", "
     for span in reversed(outer[-_MAX_RUN:-1]):
         gap = text[span[1] + 1 : run[-1][0]]
-        if len(gap) > 80 or not _SEPARATORS.fullmatch(gap) or not _joins(gap):
+        if len(gap) > 80 or not _joins(gap):
             break
         if re.search(r"\bor\b", gap):
             joiner = " or "
@@ -153,9 +153,16 @@ def _boxed(text: str) -> Final | None:
     return Final(joiner.join(contents), "box", hedged=len(run) == 1 and len(distinct) >= 3)
 
 
+_NAMED = re.compile(r"[a-zA-Z]\w*(?:_\{?\w+\}?)?\s*=\s*$")
+
+
 def _joins(gap: str) -> bool:
-    """Whether the words between two boxes join them (`\\boxed{1} papers and \\boxed{2}`):
-    none, or at most four with an "and" or "or" among them (not "then", "no")."""
+    """Whether what stands between two answers joins them into one list: separators and at
+    most four words with an "and" or "or" among them (`\\boxed{1} papers and \\boxed{2}`,
+    not "then" or "no"), perhaps naming the next (`y_2 =`)."""
+    gap = _NAMED.sub("", gap)  # `\\boxed{...} \\) and \\( y_2 = \\boxed{...}`: named values
+    if not _SEPARATORS.fullmatch(gap):
+        return False
     words = re.findall(r"(?<!\\)\b[a-zA-Z]+", re.sub(r"\\text\s*\{", " ", gap))
     return not words or (len(words) <= 4 and bool({"and", "or"} & set(words)))
 
@@ -179,7 +186,7 @@ def _phrase(text: str) -> Final | None:
     answer = (rest[: end.start()] if end else rest).replace("**", "").strip()
     if (sentence := _IS.search(answer)) and not re.search(r"[=<>]", answer):
         answer = sentence.group(1)  # "Final Answer: The largest $n$ is 34."
-    answer = answer.strip().strip("$").strip()
+    answer = answer.replace('\\"', '"').strip().strip('"').strip().strip("$").strip()
     if _WORDS.search(answer) and len(numbers := _NUMBERS.findall(answer)) == 1:
         answer = numbers[0]  # "Final Answer: Jane started growing it 3 hours ago."
     hedged = bool(re.search(r"\bor\b", answer)) and "\\boxed" not in answer
@@ -202,7 +209,7 @@ def _closing_math(text: str) -> Final | None:
     while closing == "$" and (end := _unescaped(tail, "$", start)) > 0:
         gap = tail[end + 1 : start]
         opening = _unescaped(tail, "$", end)
-        if opening < 0 or len(gap) > 40 or not _SEPARATORS.fullmatch(gap) or not _joins(gap):
+        if opening < 0 or len(gap) > 40 or not _joins(gap):
             break
         joiner = " or " if re.search(r"\bor\b", gap) else joiner
         parts.insert(0, tail[opening + 1 : end].strip())
