@@ -19,9 +19,10 @@ from typing import Any
 from rewardkit.functions._decorator import reward_function
 from rewardkit.functions.builtin._answers import boxed_content
 from rewardkit.functions.builtin._extras import missing
-from rewardkit.functions.builtin._math_equal import Tolerance, same_answer, symbols
-from rewardkit.functions.builtin._math_final import Final, final_answer
+from rewardkit.functions.builtin._math_equal import Tolerance, same_answer
+from rewardkit.functions.builtin._math_final import Final, final_answer, prose
 from rewardkit.functions.builtin._math_parse import Node, parse_answer
+from rewardkit.functions.builtin._math_value import symbols
 from rewardkit.functions.builtin._numbers import (
     Extracted,
     compare_numbers,
@@ -148,7 +149,7 @@ def _cached_gold(reference: str) -> tuple[str, Node | None] | None:
 def _read_gold(reference: str) -> tuple[str, Node | None] | None:
     """The reference's answer (its text and parse): the reference itself when it is one
     (`"\\frac{1}{2}"`, `"$x > 5$"`), else its marked final answer ("Answer: \\boxed{4}"),
-    else None (prose: read by numbers). Cached: RL scores many responses per reference."""
+    else None (prose: read by numbers)."""
     whole = reference.strip().strip("$").strip()
     if not whole:
         return None
@@ -161,13 +162,9 @@ def _read_gold(reference: str) -> tuple[str, Node | None] | None:
         return whole, parsed  # math, or words only (`\\text{a regular hexagon}`)
     if final is not None and marked:
         return final.text, parse_answer(final.text)
-    if not _PROSE.search(re.sub(r"\\[a-zA-Z]+", " ", whole)):
+    if not prose(whole):
         return whole, None  # math beyond our parser (`\\sum_{k=1}^n k`): for math-verify
     return None
-
-
-_PROSE = re.compile(r"[a-zA-Z]{2,}\s+[a-zA-Z]{2,}\s+[a-zA-Z]{2,}")
-"""Three words in a row: a sentence, not a formula."""
 
 
 def _judged(
@@ -283,7 +280,7 @@ def _unfinished(text: str) -> str | None:
         return "its last \\boxed{ never closes"
     if text.rfind("<answer>") > text.rfind("</answer>"):
         return "its last <answer> is empty and never closes"
-    if _TRAILING_OPERATOR.search(stripped):
+    if _TRAILING_OPERATOR.search(stripped[-200:]):
         return "the response ends mid-expression"
     sentences = re.split(r"(?<=[.!?])\s+", stripped[-2000:])
     if sentences and not re.search(r"\d", sentences[-1]):

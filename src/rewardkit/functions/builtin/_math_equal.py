@@ -1,44 +1,37 @@
 """Are two parsed math answers the same? (see `_math_parse` for the trees)
 
-Values are compared exactly where they are rational (`fractions.Fraction`: `0.5` is
-`\\frac{1}{2}`, `0.333` is not `\\frac13`), and otherwise numerically, with 60 digits more
-than the answer's own numbers could hide a difference in (`_hidden`), agreeing to all but
-15 of them (`\\sqrt{117}` is `3\\sqrt{13}`; `\\frac{355}{113}` is not `\\pi`, nor
-`e^{\\pi\\sqrt{163}}` an integer, nor `1 + 10^{-1000}\\pi` one). Expressions in variables are
+Numbers are compared by value (`_math_value`): exactly where they are rational (`0.5` is
+`\\frac{1}{2}`, `0.333` is not `\\frac13`), else numerically, with as many more digits as
+the answers' own numbers could hide a difference in (`\\sqrt{117}` is `3\\sqrt{13}`;
+`\\frac{355}{113}` is not `\\pi`, nor `1 + 10^{-1000}\\pi` 1). Expressions in variables are
 compared at three fixed points (`(x-2)(x-3)` is `x^2-5x+6`); equations are the same when
 their sides' differences are proportional (`y=2x+1` is `2x-y+1=0`); inequalities and
 intervals compare as sets (`x>5` is `(5,\\infty)`); lists and sets ignore order, tuples and
-matrices do not. Percentages, degrees and units: see `_scalar_equal`.
-
-Every evaluation is bounded: powers whose result would pass e^100000, factorials past 1000
-and comparisons needing over 2,000 digits are undefined (a wrong answer), so no answer can
-make the comparison run away.
+matrices do not. Percentages, degrees and units: see `_scalar_equal`. A value that is
+`Undefined` (`\\frac{0}{0}`, a runaway power) equals nothing, not even itself.
 """
 
 from __future__ import annotations
 
-import math
-import threading
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
 from rewardkit.functions.builtin._math_parse import Node, parse_answer
+from rewardkit.functions.builtin._math_value import (
+    Undefined,
+    approx,
+    numbers_equal,
+    symbols,
+    value,
+    working_digits,
+)
 
-__all__ = ["Tolerance", "same_answer", "symbols", "texts_equal"]
+__all__ = ["Tolerance", "same_answer", "texts_equal"]
 
 Tolerance = tuple[float, float]
 """(relative, absolute) tolerance the user allows on numbers; (0, 0) is exact."""
 
-_DIGITS = 60
-"""Working precision beyond what an answer's own numbers could hide (see `_hidden`)."""
-_GUARD = 15
-"""Values agreeing to all but this many of the working digits are equal."""
-_MAX_DIGITS = 2_000
-"""A comparison that would need more working digits is undefined (`1 + 10^{-5000}\\pi`)."""
-_MAX_LOG = 100_000
-"""A power whose natural log passes this is undefined (bounds time and memory)."""
-_MAX_BITS = 100_000
 _POINTS = (
     (Fraction(7071, 10000), Fraction(13183, 10000), Fraction(-5772, 10000)),
     (Fraction(25029, 10000), Fraction(-3391, 10000), Fraction(11447, 10000)),
@@ -55,201 +48,6 @@ _UNITS = {
 }  # fmt: skip
 
 
-class _Undefined(Exception):
-    """0/0, 0·∞, a runaway power: the expression has no value."""
-
-
-_local = threading.local()
-
-
-def _ctx() -> Any:
-    """This thread's mpmath context at `_DIGITS` digits (mpmath's `mp` is shared state)."""
-    ctx = getattr(_local, "ctx", None)
-    if ctx is None:
-        import mpmath
-
-        ctx = _local.ctx = mpmath.MPContext()
-        ctx.dps = _DIGITS
-    return ctx
-
-
-def symbols(node: Any) -> set[str]:
-    """The variables a tree mentions."""
-    found: set[str] = set()
-    stack = [node]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, tuple) and item:
-            if item[0] == "s":
-                found.add(item[1])
-            elif item[0] != "text":
-                stack.extend(item[1:])
-        elif isinstance(item, list):
-            stack.extend(item)
-    return found
-
-
-# -- evaluation ----------------------------------------------------------------------------
-def _exact(node: Node) -> Fraction | None:
-    """The rational value of a variable-free tree, or None when it is not (known to be)
-    rational."""
-    kind = node[0]
-    if kind == "n":
-        return node[1]  # type: ignore[no-any-return]
-    if kind == "neg":
-        value = _exact(node[1])
-        return None if value is None else -value
-    if kind in ("+", "*"):
-        total = Fraction(0 if kind == "+" else 1)
-        for part in node[1]:
-            value = _exact(part)
-            if value is None:
-                return None
-            total = total + value if kind == "+" else total * value
-            if max(total.numerator.bit_length(), total.denominator.bit_length()) > _MAX_BITS:
-                raise _Undefined
-        return total
-    if kind == "/":
-        top, bottom = _exact(node[1]), _exact(node[2])
-        if top is None or bottom is None:
-            return None
-        if bottom == 0:
-            raise _Undefined
-        return top / bottom
-    if kind == "^":
-        base, power = _exact(node[1]), _exact(node[2])
-        if base is None or power is None or power.denominator != 1:
-            return None
-        if base == 0 and power < 0:
-            raise _Undefined
-        size = max(base.numerator.bit_length(), base.denominator.bit_length())
-        if abs(power) * size > _MAX_BITS:
-            return None  # left to the bounded numerical path
-        return base ** int(power)
-    if kind == "f" and node[1] in ("abs", "sqrt"):
-        value = _exact(node[2])
-        if value is None:
-            return None
-        if node[1] == "abs":
-            return abs(value)
-        root_top = math.isqrt(max(value.numerator, 0))
-        root_bottom = math.isqrt(value.denominator)
-        squares = root_top**2 == value.numerator and root_bottom**2 == value.denominator
-        return Fraction(root_top, root_bottom) if value >= 0 and squares else None
-    return None
-
-
-def _approx(node: Node, env: dict[str, Fraction]) -> Any:
-    """The value as an mpmath number (complex where needed); raises `_Undefined`."""
-    ctx = _ctx()
-    kind = node[0]
-    if kind == "n":
-        return ctx.mpf(node[1].numerator) / node[1].denominator
-    if kind == "s":
-        if node[1] not in env:
-            raise _Undefined
-        value = env[node[1]]
-        return ctx.mpf(value.numerator) / value.denominator
-    if kind == "c":
-        return {"pi": ctx.pi, "e": ctx.e, "i": ctx.mpc(0, 1), "inf": ctx.inf}[node[1]]
-    if kind == "neg":
-        return -_approx(node[1], env)
-    if kind == "+":
-        return _checked(ctx, ctx.fsum(_approx(part, env) for part in node[1]))
-    if kind == "*":
-        total = ctx.mpf(1)
-        for part in node[1]:
-            total = _checked(ctx, total * _approx(part, env))
-        return total
-    if kind == "/":
-        top, bottom = _approx(node[1], env), _approx(node[2], env)
-        if bottom == 0:
-            raise _Undefined
-        return _checked(ctx, top / bottom)
-    if kind == "^":
-        return _power(ctx, _approx(node[1], env), _approx(node[2], env))
-    if kind == "f":
-        return _function(ctx, node[1], node[2], env)
-    if kind in ("unit", "deg"):  # inside an equation: the number (`v = 4 km/h`)
-        return _approx(node[1], env)
-    if kind == "pct":
-        return _approx(node[1], env) / 100
-    raise _Undefined
-
-
-def _checked(ctx: Any, value: Any) -> Any:
-    if ctx.isnan(value):
-        raise _Undefined
-    return value
-
-
-def _power(ctx: Any, base: Any, power: Any) -> Any:
-    if base == 0:
-        if ctx.re(power) <= 0:
-            raise _Undefined
-        return ctx.mpf(0)
-    if ctx.isinf(base) or ctx.isinf(power):
-        raise _Undefined
-    if abs(power) * abs(ctx.log(abs(base))) > _MAX_LOG:
-        raise _Undefined
-    if ctx.im(base) == 0 and ctx.re(base) < 0 and ctx.im(power) == 0:
-        ratio = Fraction(str(ctx.nstr(ctx.re(power), 30)))
-        if ratio.denominator % 2 == 1 and ratio.limit_denominator(1000) == ratio:
-            magnitude = ctx.power(-ctx.re(base), ctx.re(power))  # a real odd root
-            return magnitude if ratio.numerator % 2 == 0 else -magnitude
-    return _checked(ctx, ctx.power(base, power))
-
-
-_MPMATH_NAMES = {
-    "sqrt": "sqrt", "abs": "fabs", "sin": "sin", "cos": "cos", "tan": "tan", "cot": "cot",
-    "sec": "sec", "csc": "csc", "arcsin": "asin", "arccos": "acos", "arctan": "atan",
-    "sinh": "sinh", "cosh": "cosh", "tanh": "tanh", "ln": "ln", "log": "log", "exp": "exp",
-    "lg": "log10",
-}  # fmt: skip
-
-
-def _function(ctx: Any, name: str, arg: Node, env: dict[str, Fraction]) -> Any:
-    value = _approx(arg, env)
-    if name == "factorial":
-        if value != ctx.floor(value) or not 0 <= value <= 1000:
-            raise _Undefined
-        return ctx.factorial(value)
-    if name == "abs":
-        return abs(value)
-    if name in ("floor", "ceil"):
-        return getattr(ctx, name)(ctx.re(value))
-    if name == "exp" and abs(value) > _MAX_LOG:
-        raise _Undefined
-    if name not in _MPMATH_NAMES or (name in ("ln", "log", "lg") and value == 0):
-        raise _Undefined
-    return _checked(ctx, getattr(ctx, _MPMATH_NAMES[name])(value))
-
-
-def _value(node: Node, env: dict[str, Fraction]) -> Any:
-    """Exact where possible (a `Fraction`), else an mpmath number."""
-    if not env:
-        exact = _exact(node)
-        if exact is not None:
-            return exact
-    return _approx(node, env)
-
-
-def _numbers_equal(a: Any, b: Any, tolerance: Tolerance) -> bool:
-    if isinstance(a, Fraction) and isinstance(b, Fraction) and a == b:
-        return True
-    ctx = _ctx()
-    x = ctx.mpf(a.numerator) / a.denominator if isinstance(a, Fraction) else a
-    y = ctx.mpf(b.numerator) / b.denominator if isinstance(b, Fraction) else b
-    if ctx.isinf(x) or ctx.isinf(y):
-        return bool(x == y)
-    difference = abs(x - y)
-    scale = max(abs(x), abs(y))
-    if difference <= scale * ctx.mpf(10) ** (_GUARD - ctx.dps):
-        return not (isinstance(a, Fraction) and isinstance(b, Fraction))
-    relative, absolute = tolerance
-    return bool(difference <= max(relative * scale, absolute)) if relative or absolute else False
-
-
 def _expressions_equal(a: Node, b: Node, tolerance: Tolerance) -> bool:
     for side in (a, b):
         if side[0] == "n" and len(side) > 2:  # a long printed float: to its last digits
@@ -257,54 +55,17 @@ def _expressions_equal(a: Node, b: Node, tolerance: Tolerance) -> bool:
     names = symbols(a)
     if names != symbols(b):
         return False
-    digits = _DIGITS + max(_hidden(a), _hidden(b))
-    if digits > _MAX_DIGITS:
-        raise _Undefined
-    ctx = _ctx()
-    ctx.dps = digits
-    try:
+    with working_digits(a, b):
         if not names:
-            return _numbers_equal(_value(a, {}), _value(b, {}), tolerance)
+            return numbers_equal(value(a, {}), value(b, {}), tolerance)
         ordered = sorted(names)
         for point in _POINTS:
             env = {n: point[i % 3] + i // 3 for i, n in enumerate(ordered)}
-            if not _numbers_equal(_approx(a, env), _approx(b, env), tolerance):
+            if not numbers_equal(approx(a, env), approx(b, env), tolerance):
                 return False
         return True
-    finally:
-        ctx.dps = _DIGITS
 
 
-def _magnitude(node: Node) -> float:
-    """The size of an irrational exponent (`i\\pi`, `\\pi\\sqrt{163}`); 10 for one in
-    variables (they are sampled at small values)."""
-    try:
-        return min(float(abs(_approx(node, {}))), float(_MAX_DIGITS))
-    except _Undefined:
-        return 10.0
-
-
-def _hidden(node: Any) -> int:
-    """How many decimal places an expression could hide a difference in: the longest number
-    written, the largest power of ten (`10^{-1000}`, `e^{-1000}`, `\\exp(1000)`). Working
-    at this many more digits, `1 + 10^{-1000}\\pi` is not 1."""
-    if isinstance(node, list):
-        return max((_hidden(item) for item in node), default=0)
-    if not isinstance(node, tuple) or not node or node[0] in ("s", "c", "text"):
-        return 0
-    if node[0] == "n":
-        return len(str(node[1].numerator)) + len(str(node[1].denominator))
-    inner = max(_hidden(part) for part in node[1:])
-    if node[0] == "^" or (node[0] == "f" and node[1] == "exp"):
-        power = _exact(node[2])
-        magnitude = float(abs(power)) if power is not None else _magnitude(node[2])
-        base = _exact(node[1]) if node[0] == "^" else None
-        size = abs(math.log10(abs(base))) if base not in (None, 0) else 1.0
-        return int(min(magnitude * max(size, 1.0), _MAX_DIGITS)) + inner
-    return inner
-
-
-# -- answers -------------------------------------------------------------------------------
 def _unwrap(node: Node) -> tuple[Node, dict[str, Any]]:
     """The bare quantity of a percentage, an angle or a measurement, and what it was."""
     marks: dict[str, Any] = {}
@@ -441,14 +202,14 @@ def _matrix_arithmetic(kind: str, matrices: list[Node]) -> Node:
     for other in (m[1] for m in matrices[1:]):
         if kind == "+":
             if [len(r) for r in result] != [len(r) for r in other]:
-                raise _Undefined
+                raise Undefined
             result = [
                 [("+", [x, y]) for x, y in zip(r, o, strict=True)]
                 for r, o in zip(result, other, strict=True)
             ]
         else:
             if len(result[0]) != len(other):
-                raise _Undefined
+                raise Undefined
             columns = list(zip(*other, strict=True))
             result = [
                 [("+", [("*", [x, y]) for x, y in zip(row, col, strict=True)]) for col in columns]
@@ -540,12 +301,12 @@ def _equations_equal(g: Node, a: Node) -> bool:
     ratio = None
     for point in _POINTS:
         env = {n: point[i % 3] + i // 3 for i, n in enumerate(ordered)}
-        top, bottom = _approx(d_g, env), _approx(d_a, env)
+        top, bottom = approx(d_g, env), approx(d_a, env)
         if bottom == 0 or top == 0:
             return False
         if ratio is None:
             ratio = top / bottom
-        elif not _numbers_equal(ratio, top / bottom, (1e-25, 1e-25)):
+        elif not numbers_equal(ratio, top / bottom, (1e-25, 1e-25)):
             return False
     return True
 
@@ -569,7 +330,7 @@ def same_answer(gold: Node, answer: Node, tolerance: Tolerance = (0.0, 0.0)) -> 
     """
     try:
         return _same(_canonical(gold), _canonical(answer), tolerance)
-    except (_Undefined, ZeroDivisionError, OverflowError, ValueError, RecursionError):
+    except (Undefined, ZeroDivisionError, OverflowError, ValueError, RecursionError):
         return False
 
 
@@ -626,14 +387,14 @@ def _same(g: Node, a: Node, tolerance: Tolerance) -> bool:
 
 
 def _defined(node: Any) -> bool:
-    """Every number in the tree has a value (raises `_Undefined` for `\\frac{0}{0}`)."""
+    """Every number in the tree has a value (raises `Undefined` for `\\frac{0}{0}`)."""
     if isinstance(node, list):
         return all(_defined(item) for item in node)
     if not isinstance(node, tuple) or not node:
         return True
     if node[0] in _QUANTITIES:
         if not symbols(node):
-            _value(node, {})
+            value(node, {})
         return True
     return all(_defined(part) for part in node[1:])
 

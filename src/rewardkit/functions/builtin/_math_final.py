@@ -25,7 +25,7 @@ from rewardkit.functions.builtin._answers import tag_spans
 from rewardkit.functions.builtin._math_parse import parse_answer
 from rewardkit.functions.builtin._numbers import box_spans
 
-__all__ = ["Final", "final_answer"]
+__all__ = ["Final", "final_answer", "prose"]
 
 _MAX_RUN = 200
 """At most this many adjacent boxes make one answer (more is a list of candidates)."""
@@ -37,8 +37,7 @@ _SEPARATORS = re.compile(
 )
 _PHRASE = re.compile(r"(?:final\s+answer|answer)\s*(?:is\b\s*:?|:|=)", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"\.(?:\s|$)|\n|(?<=\$)\s+[A-Z]")
-_WORDS = re.compile(r"(?<![\\a-zA-Z])[a-zA-Z]{3,}\s+[a-zA-Z]{2,}\s+[a-zA-Z]{2,}")
-"""Three words in a row: prose, not an answer."""
+_WORDS = re.compile(r"(?<![\\a-zA-Z])[a-zA-Z]{2,}\s+[a-zA-Z]{2,}\s+[a-zA-Z]{2,}")
 _LONG_WORD = re.compile(r"(?<![\\a-zA-Z])[a-zA-Z]{4,}")
 """A word outside a LaTeX command: prose, not a bare answer."""
 _NUMBERS = re.compile(r"-?\d[\d,]*(?:\.\d+)?%?")
@@ -156,6 +155,11 @@ def _boxed(text: str) -> Final | None:
 _NAMED = re.compile(r"[a-zA-Z]\w*(?:_\{?\w+\}?)?\s*=\s*$")
 
 
+def prose(text: str) -> bool:
+    """Three words in a row outside LaTeX commands: a sentence, not a formula."""
+    return bool(_WORDS.search(text))
+
+
 def _joins(gap: str) -> bool:
     """Whether what stands between two answers joins them into one list: separators and at
     most four words with an "and" or "or" among them (`\\boxed{1} papers and \\boxed{2}`,
@@ -187,7 +191,7 @@ def _phrase(text: str) -> Final | None:
     if (sentence := _IS.search(answer)) and not re.search(r"[=<>]", answer):
         answer = sentence.group(1)  # "Final Answer: The largest $n$ is 34."
     answer = answer.replace('\\"', '"').strip().strip('"').strip().strip("$").strip()
-    if _WORDS.search(answer) and len(numbers := _NUMBERS.findall(answer)) == 1:
+    if prose(answer) and len(numbers := _NUMBERS.findall(answer)) == 1:
         answer = numbers[0]  # "Final Answer: Jane started growing it 3 hours ago."
     hedged = bool(re.search(r"\bor\b", answer)) and "\\boxed" not in answer
     return Final(answer, "phrase", hedged=hedged, position=last.start()) if answer else None
