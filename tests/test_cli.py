@@ -300,3 +300,25 @@ def test_serve_on_a_port_in_use_is_a_config_error(task) -> None:
         done = cli("serve", "--config", tests, "--port", str(port))
     assert done.returncode == EXIT_CONFIG
     assert f"cannot listen on 127.0.0.1:{port} (Address already in use)" in done.stderr
+
+
+def test_an_eval_without_model_judges_imports_no_model_client(tmp_path: Path) -> None:
+    case = tmp_path / "cases" / "c1"
+    case.mkdir(parents=True)
+    (case / "stdout.txt").write_text("hi\n")
+    (tmp_path / "eval.yaml").write_text(
+        "name: one\njudges:\n  - name: ok\n    check: \"outputs.get('stdout', '') != ''\"\n"
+    )
+    unused = (
+        "rewardkit.models", "rewardkit.judges._pairwise", "rewardkit.judges._eval_llm",
+        "rewardkit.report._diagnose", "rewardkit.report._report", "httpx", "litellm", "jinja2",
+    )  # fmt: skip
+    code = (
+        "import sys\nfrom rewardkit.cli import main\n"
+        f"code = main(['eval', {str(tmp_path / 'eval.yaml')!r}, '--cases', "
+        f"{str(tmp_path / 'cases')!r}, '--out', {str(tmp_path / 'out')!r}, '--no-progress'])\n"
+        f"loaded = sorted(m for m in sys.modules if m.startswith({unused!r}))\n"
+        "assert code == 0 and not loaded, (code, loaded)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr

@@ -122,7 +122,6 @@ def _setup(args: argparse.Namespace) -> _Setup:
     Raises:
         ConfigError: the eval.yaml, the cases, the baseline or the pairwise model.
     """
-    from rewardkit.judges._pairwise import comparison_model, comparison_prompt
     from rewardkit.sources._runs import baseline_run, baseline_summary, find_cases
     from rewardkit.sources.eval_yaml import load_suite
 
@@ -130,6 +129,8 @@ def _setup(args: argparse.Namespace) -> _Setup:
     dirs, layout = find_cases(suite, args.cases)
     if args.baseline is None:
         return _Setup(suite, dirs, layout)
+    from rewardkit.judges._pairwise import comparison_model, comparison_prompt  # model clients
+
     baseline_dir = baseline_run(args.baseline, layout.run)
     baseline = baseline_summary(baseline_dir)
     comparison = None

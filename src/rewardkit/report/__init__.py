@@ -5,16 +5,43 @@ file; `diagnose(results)` measures the learning signal of scored samples for a t
 logging hook. See docs/report.md.
 """
 
-from rewardkit.report._diagnose import CriterionSignal, Diagnostics, diagnose
-from rewardkit.report._report import Report, build_report
-from rewardkit.report._stats import (
-    Estimate,
-    estimate,
-    paired_difference,
-    pass_at_k,
-    pass_hat_k,
-    wilson_interval,
-)
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rewardkit.report._diagnose import CriterionSignal, Diagnostics, diagnose
+    from rewardkit.report._report import Report, build_report
+    from rewardkit.report._stats import (
+        Estimate,
+        estimate,
+        paired_difference,
+        pass_at_k,
+        pass_hat_k,
+        wilson_interval,
+    )
+
+_HOMES = {
+    "CriterionSignal": "_diagnose",
+    "Diagnostics": "_diagnose",
+    "diagnose": "_diagnose",
+    "Report": "_report",
+    "build_report": "_report",
+    "Estimate": "_stats",
+    "estimate": "_stats",
+    "paired_difference": "_stats",
+    "pass_at_k": "_stats",
+    "pass_hat_k": "_stats",
+    "wilson_interval": "_stats",
+}
+"""Each public name's module, imported on first use (`rewardkit eval` needs only `_stats`)."""
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module 'rewardkit.report' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(f"rewardkit.report.{_HOMES[name]}"), name)
+
 
 __all__ = [
     "CriterionSignal",
