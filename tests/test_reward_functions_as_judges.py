@@ -115,3 +115,59 @@ def test_a_reward_function_reporting_an_error_is_an_error_outcome(task, tmp_path
     (detail,) = json.loads(out.with_name("reward-details.json").read_text())["reward"]["criteria"]
     assert detail["status"] == "error"
     assert "sandbox unavailable" in detail["error"]
+
+
+EXACT = """
+from rewardkit import EvaluateResult, reward_function
+
+
+@reward_function
+def exact(messages, ground_truth=None, **kwargs):
+    same = messages[-1]["content"].strip() == str(ground_truth)
+    return EvaluateResult(score=1.0 if same else 0.0, reason="exact")
+
+
+@reward_function
+def penalty(messages, **kwargs):
+    return EvaluateResult(score=-0.5, reason="below its range")
+"""
+
+
+def test_a_reward_function_judge_is_read_on_its_own_scale(tmp_path: Path) -> None:
+    """Without a score_range, a @reward_function's 1.0 is a full score (never read on the
+    [1, 5] fallback as 0.0), through `rewardkit score`, `check` and the Python API; a score
+    outside [0, 1] is clamped, not an error, since the range was not declared."""
+    import subprocess
+    import sys
+
+    (tmp_path / "rf.py").write_text(EXACT)
+    (tmp_path / "eval.yaml").write_text(
+        "judges:\n  - {name: right, module: rf, function: exact}\n"
+        "  - {name: low, module: rf, function: penalty}\n"
+        "reward: {formula: right}\n"
+    )
+    rows = [
+        {"id": f"s{i}", "messages": [{"role": "assistant", "content": str(i)}],
+         "ground_truth": str(i if i < 3 else -1)}
+        for i in range(4)
+    ]  # fmt: skip
+    rollouts = tmp_path / "rollouts.jsonl"
+    rollouts.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    out = tmp_path / "results.jsonl"
+    command = [sys.executable, "-m", "rewardkit", "score", str(rollouts), "--config",
+               str(tmp_path / "eval.yaml"), "--out", str(out), "--no-progress"]  # fmt: skip
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "[1, 5]" not in done.stderr
+    results = {r["id"]: r for r in map(json.loads, out.read_text().splitlines())}
+    assert [results[f"s{i}"]["reward"] for i in range(4)] == [1.0, 1.0, 1.0, 0.0]
+    check = subprocess.run(
+        [sys.executable, "-m", "rewardkit", "check", str(tmp_path / "eval.yaml")],
+        cwd=tmp_path, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert "numbers normalized from [0, 1] (a @reward_function's score)" in check.stdout
+    scorer = rk.load(tmp_path / "eval.yaml")
+    (result,) = scorer.score_batch([{k: v for k, v in rows[0].items() if k != "id"}])
+    assert result.reward == 1.0
+    low = next(o for o in result.outcomes if o.name == "low")
+    assert (low.status, low.value) == ("scored", -0.5)

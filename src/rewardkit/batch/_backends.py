@@ -134,7 +134,7 @@ class EvalBackend:
         for outcome, judge in zip(outcomes, self.suite.judges, strict=True):
             number = outcome.raw
             if (
-                judge.score_range is None
+                judge.scale is None
                 and judge.kind in ("code", "check")
                 and isinstance(number, int | float)
                 and not isinstance(number, bool)

@@ -46,6 +46,18 @@ class EvalJudge:
     config: Mapping[str, Any] = field(default_factory=dict)
     """The LLM / agent fields, kept for the judges that will run them."""
 
+    @property
+    def scale(self) -> ScoreRange | None:
+        """The range its numbers are read on: the declared `score_range`; for a code judge
+        that is a `@reward_function`, [0, 1] (where an `EvaluateResult` score is defined, so
+        its 1.0 is a full score); else None (composition's [1, 5] fallback). Only a declared
+        range makes a value outside it an error."""
+        if self.score_range is not None:
+            return self.score_range
+        if self.kind == "code" and getattr(self.fn, "__reward_function__", False):
+            return (0.0, 1.0)
+        return None
+
     def precheck(self, record: Mapping[str, Any]) -> Outcome | None:
         """The outcome when `if:` skips this case (or raises); None when the judge should run."""
         if self.condition is None:

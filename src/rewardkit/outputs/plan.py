@@ -64,9 +64,9 @@ def describe_suite(suite: EvalSuite) -> str:
     if not suite.judges:
         lines.append("  (none)")
     for judge in suite.judges:
-        lo_hi = (
-            f"[{judge.score_range[0]:g}, {judge.score_range[1]:g}]" if judge.score_range else None
-        )
+        lo_hi = f"[{judge.scale[0]:g}, {judge.scale[1]:g}]" if judge.scale else None
+        if lo_hi and judge.score_range is None:
+            lo_hi += " (a @reward_function's score)"
         if block is not None and judge.name in block.raw:
             how = "numbers clamped to [0, 1] (raw)"
         elif block is not None and block.judge == judge.name and not block.normalize:

@@ -106,7 +106,7 @@ def _reward_stats(rewards: list[float]) -> dict[str, Any]:
 
 def _composition(suite: EvalSuite) -> dict[str, Any]:
     """How each case's reward is made (`mode` `default`: the mean of the normalized judges)."""
-    ranges = {j.name: list(j.score_range) for j in suite.judges if j.score_range is not None}
+    ranges = {j.name: list(j.scale) for j in suite.judges if j.scale is not None}
     block = suite.reward
     if block is None:
         return {"mode": "default", "score_ranges": ranges}

@@ -71,7 +71,7 @@ class EvalSuite:
     @property
     def judge_info(self) -> dict[str, JudgeInfo]:
         """What composition needs to know about each judge."""
-        return {j.name: JudgeInfo(name=j.name, score_range=j.score_range) for j in self.judges}
+        return {j.name: JudgeInfo(name=j.name, score_range=j.scale) for j in self.judges}
 
 
 def load_suite(
@@ -110,7 +110,7 @@ def load_suite(
     )
     judges, pairwise = _judges(data.get("judges"), lines, path, context, errors)
     info = _declared(data.get("judges")) | {
-        j.name: JudgeInfo(name=j.name, score_range=j.score_range) for j in judges
+        j.name: JudgeInfo(name=j.name, score_range=j.scale) for j in judges
     }
     reward = None
     if data.get("reward") is not None:
