@@ -322,3 +322,19 @@ def test_an_eval_without_model_judges_imports_no_model_client(tmp_path: Path) ->
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
+
+
+def test_a_closed_output_ends_quietly(tmp_path: Path) -> None:
+    """`rewardkit check eval.yaml | head`: no BrokenPipeError traceback, the shell's 141."""
+    (tmp_path / "eval.yaml").write_text("judges:\n  - {name: ok, check: 'True'}\n")
+    command = [sys.executable, "-m", "rewardkit", "check", str(tmp_path / "eval.yaml")]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+        out, err = proc.stdout, proc.stderr
+        assert out is not None
+        assert err is not None
+        out.close()  # the reader is gone before the command writes
+        errors = err.read().decode()
+        code = proc.wait(timeout=60)
+    assert code == 141
+    assert "Traceback" not in errors
+    assert "BrokenPipe" not in errors

@@ -5,12 +5,14 @@
 named like a subcommand can always be passed as `./eval`.
 
 Every front door uses the same exit codes: 0 scored; 3 outputs written but some criterion or
-judge errored; 2 bad arguments or configuration, before anything runs; 1 an internal error.
+judge errored; 2 bad arguments or configuration, before anything runs; 1 an internal error;
+141 (as a shell reports SIGPIPE) when its output is closed early, e.g. piped into `head`.
 Warnings print as one line, `rewardkit: warning: <message>`.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import warnings
 from importlib import import_module
@@ -38,9 +40,19 @@ def main(argv: list[str] | None = None) -> int:
     shown = warnings.formatwarning
     warnings.formatwarning = _one_line
     try:
-        return _dispatch(args)
+        code = _dispatch(args)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:  # `rewardkit check ... | head`: the reader is gone, quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # nothing left to flush at exit
+        return EXIT_BROKEN_PIPE
     finally:
         warnings.formatwarning = shown
+
+
+EXIT_BROKEN_PIPE = 141
+"""What a shell reports for a command ended by SIGPIPE (128 + 13): its reader stopped."""
 
 
 def _dispatch(args: list[str]) -> int:

@@ -35,6 +35,7 @@ _EPILOG = "\n".join(
         "reward-details.json)",
         f"  {EXIT_CONFIG}  bad arguments or configuration: nothing ran",
         "  1  internal error",
+        "  141  its output was closed (e.g. piped into head): nothing more is printed",
     ]
 )
 
