@@ -105,3 +105,23 @@ def test_an_empty_token_exits_2(
         "rewardkit serve: error: --token is empty (an unset $TOKEN? REWARDKIT_SERVER_TOKEN set "
         "to ''?); pass a non-empty secret, or leave both out to serve without a token\n"
     )
+
+
+def test_serve_says_where_it_listens() -> None:
+    """The URL is printed once the port is bound (`--port 0`: the one the system chose)."""
+    import subprocess
+    import urllib.request
+
+    pytest.importorskip("uvicorn")
+    command = [sys.executable, "-m", "rewardkit", "serve", "--config", str(QA), "--port", "0"]
+    with subprocess.Popen(command, stderr=subprocess.PIPE, text=True) as proc:
+        try:
+            assert proc.stderr is not None
+            line = proc.stderr.readline()
+            assert line.startswith("rewardkit serve: listening on http://127.0.0.1:"), line
+            url = line.split()[4]
+            with urllib.request.urlopen(f"{url}/healthz", timeout=30) as answer:
+                assert answer.status == 200
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)

@@ -180,7 +180,14 @@ def _run(app: Any, host: str, port: int) -> int:
             file=sys.stderr,
         )
         return EXIT_CONFIG
-    config = uvicorn.Config(app, host=host, port=port, log_level="info")
+    bound = listening.getsockname()[1]  # --port 0: the port the system chose
+    shown = f"[{host}]" if ":" in host else host
+    print(
+        f"rewardkit serve: listening on http://{shown}:{bound} (POST /score, /docs; Ctrl-C stops)",
+        file=sys.stderr,
+        flush=True,
+    )
+    config = uvicorn.Config(app, host=host, port=bound, log_level="info")
     uvicorn.Server(config).run(sockets=[listening])
     return EXIT_OK
 
