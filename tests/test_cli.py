@@ -338,3 +338,25 @@ def test_a_closed_output_ends_quietly(tmp_path: Path) -> None:
     assert code == 141
     assert "Traceback" not in errors
     assert "BrokenPipe" not in errors
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        ('rk.file_exists("out.txt", weight="2")', "weight must be a number; write weight=2"),
+        ('rk.file_exists("out.txt", weight=None)', "weight must be a number; pass a number"),
+        ("rk.file_exists(42)", "rk.file_exists(path=42): path must be str, not int"),
+    ],
+)
+def test_a_wrong_argument_is_a_load_error_at_its_line(
+    tmp_path: Path, call: str, message: str
+) -> None:
+    """`check` fails on the call itself (file and line), not later inside the criterion."""
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    (tests / "checks.py").write_text(f"import rewardkit as rk\n\n{call}\n")
+    done = cli("check", tests)
+    assert done.returncode == 2
+    assert message in done.stderr
+    assert "(checks.py:3)" in done.stderr
+    assert "negative weights" not in done.stderr

@@ -8,7 +8,11 @@ run: a user criterion that shadows a built-in does so only inside its own run. O
 
 from __future__ import annotations
 
+import functools
 import inspect
+import os
+import types
+import typing
 import warnings
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -20,6 +24,64 @@ from typing import Any, overload
 __all__ = ["Check", "CriterionFactory", "Registry", "active_registry", "builtin", "criterion"]
 
 CriterionFn = Callable[..., Any]
+
+
+def _check_arguments(
+    name: str, fn: CriterionFn, arguments: Mapping[str, Any], weight: object
+) -> None:
+    """A weight that is no number, or a path argument that is no text, is a `TypeError`
+    here, at the call in the criteria file (its line is in the load error), not a failure
+    inside the criterion when it runs. Other arguments keep RewardKit's semantics (a number
+    where a string is expected compares unequal, a verdict rather than an error)."""
+    if isinstance(weight, bool) or not isinstance(weight, int | float):
+        fix = f"write weight={_as_number(weight)}" if _as_number(weight) else "pass a number"
+        raise TypeError(f"rk.{name}(weight={weight!r}): weight must be a number; {fix}")
+    hints = _hints(fn)
+    for parameter, value in arguments.items():
+        hint = hints.get(parameter)
+        if "path" in parameter and hint is not None and _accepts(hint, value) is False:
+            raise TypeError(
+                f"rk.{name}({parameter}={value!r}): {parameter} must be "
+                f"{_type_name(hint)}, not {type(value).__name__}"
+            )
+
+
+def _as_number(value: object) -> str | None:
+    try:
+        return f"{float(value):g}" if isinstance(value, str) else None
+    except ValueError:
+        return None
+
+
+@functools.cache
+def _hints(fn: CriterionFn) -> dict[str, Any]:
+    try:
+        return typing.get_type_hints(fn)
+    except Exception:  # an annotation that does not resolve: nothing is checked
+        return {}
+
+
+def _accepts(hint: Any, value: object) -> bool | None:
+    """Whether `value` fits a plain annotation; None for one we do not check."""
+    if hint in (Any, object):
+        return True
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        return any(_accepts(member, value) is not False for member in typing.get_args(hint))
+    if hint is type(None):
+        return value is None
+    if hint is str:
+        return isinstance(value, str | os.PathLike)
+    if hint is float:
+        return isinstance(value, int | float)
+    if hint in (int, bool):
+        return isinstance(value, int)
+    return isinstance(value, hint) if isinstance(hint, type) else None
+
+
+def _type_name(hint: Any) -> str:
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        return " or ".join(_type_name(member) for member in typing.get_args(hint))
+    return "None" if hint is type(None) else getattr(hint, "__name__", str(hint))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -97,6 +159,7 @@ class CriterionFactory:
             raise TypeError(f"rk.{self.name}({params}): {exc}") from None
         bound.apply_defaults()
         arguments = dict(bound.arguments)
+        _check_arguments(self.name, self.fn, arguments, weight)
         if "timeout" in sig.parameters:
             own = _positive_timeout(self.name, arguments["timeout"])
             timeout = own + TIMEOUT_GRACE
