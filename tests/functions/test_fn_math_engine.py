@@ -46,6 +46,10 @@ NUMBERS = [
     _row("42", "42.00", True, "trailing-zeros"),
     _row("7", "007", True, "leading-zeros"),
     _row("42", "43", False, "other-integer"),
+    _row("\\frac{1}{12}", "0.0833333333333333", True, "printed-float-of-a-repeating-fraction"),
+    _row("1", "0.999999999999", False, "long-decimal-of-a-terminating-value"),
+    _row("\\sqrt{2}", "1.41421356237310", False, "long-decimal-of-an-irrational"),
+    _row("\\pi", "3.14159265358979", False, "long-decimal-of-pi"),
     _row("0.5", ".5", True, "decimal-without-zero"),
     _row("3", "3.0001", False, "close-is-not-equal"),
     _row("\\frac{3}{6}", "0.5", True, "frac-is-decimal"),
@@ -149,6 +153,7 @@ UNITS = [
     _row("13 apples", "13", True, "noun-in-reference"),
     _row("60 km/h", "60", True, "rate"),
     _row("13", "14 apples", False, "other-count"),
+    _row("3", "3 pm", True, "unit-word-pm-is-no-plus-minus"),
 ]
 SCIENTIFIC = [
     _row("3 \\times 10^{8}", "3e8", True, "times-ten-is-e"),
@@ -253,6 +258,8 @@ PLUS_MINUS = [
     _row("\\pm2021", "\N{PLUS-MINUS SIGN}2021", True, "unicode-plus-minus"),
     _row("x=\\pm 3", "3,-3", True, "assigned-plus-minus"),
     _row("\\pm 2", "\\pm 3", False, "other-plus-minus"),
+    _row("\\{3, -1, 5\\}", "5, 1 \\pm 2", True, "plus-minus-later-in-a-list"),
+    _row("\\{3, -1, 5\\}", "1 \\pm 2, 5", True, "plus-minus-first-in-a-list"),
 ]
 
 

@@ -61,3 +61,21 @@ def test_a_difference_below_the_working_precision_is_still_seen(gold: str, answe
     """Values are compared with as many more digits as the answer's own numbers could hide
     a difference in; past 2,000 digits the answer is undefined (wrong)."""
     assert _score(gold, answer) == 0.0
+
+
+def test_an_answer_only_math_verify_could_read_costs_at_most_its_deadline() -> None:
+    """A policy writing what our parser cannot read (`\\sum` to a power tower) sends it to
+    math-verify, in a worker process killed at the deadline: a wrong answer, in bounded time,
+    on a worker thread too."""
+    import threading
+    import time
+
+    pytest.importorskip("math_verify")
+    answer = "\\boxed{\\sum_{k=1}^{9^{9^9}} k}"
+    scores: list[float] = []
+    start = time.monotonic()
+    worker = threading.Thread(target=lambda: scores.append(_score("42", answer)))
+    worker.start()
+    worker.join(timeout=30)
+    assert scores == [0.0]
+    assert time.monotonic() - start < 10

@@ -21,6 +21,7 @@ from rewardkit.functions.builtin._math_parse import Node, parse_answer
 from rewardkit.functions.builtin._math_value import (
     Undefined,
     approx,
+    nodes,
     numbers_equal,
     symbols,
     value,
@@ -49,8 +50,8 @@ _UNITS = {
 
 
 def _expressions_equal(a: Node, b: Node, tolerance: Tolerance) -> bool:
-    for side in (a, b):
-        if side[0] == "n" and len(side) > 2:  # a long printed float: to its last digits
+    for side, other in ((a, b), (b, a)):
+        if side[0] == "n" and len(side) > 2 and _repeating(other):  # a printed float of 1/12
             tolerance = (max(tolerance[0], 10.0 ** (2 - side[2])), tolerance[1])
     names = symbols(a)
     if names != symbols(b):
@@ -64,6 +65,22 @@ def _expressions_equal(a: Node, b: Node, tolerance: Tolerance) -> bool:
             if not numbers_equal(approx(a, env), approx(b, env), tolerance):
                 return False
         return True
+
+
+def _repeating(node: Node) -> bool:
+    """A rational whose decimals never end (1/12, 1/3): a float can only print it to its last
+    digits. A terminating value (1, 0.25) must be written exactly, and an irrational one
+    (`\\sqrt2`, `\\pi`) is never a decimal, however long."""
+    if symbols(node):
+        return False
+    exact = value(node, {})
+    if not isinstance(exact, Fraction):
+        return False
+    denominator = exact.denominator
+    for prime in (2, 5):
+        while denominator % prime == 0:
+            denominator //= prime
+    return denominator > 1
 
 
 def _unwrap(node: Node) -> tuple[Node, dict[str, Any]]:
@@ -88,8 +105,13 @@ def _unit_letter(node: Node, other: Node) -> Node:
     return node
 
 
+def _has(node: Any, kind: str, name: str | None = None) -> bool:
+    """Whether the tree holds a node of this kind (and name): `("c", "pi")`, a `pm`."""
+    return any(item[0] == kind and (name is None or item[1] == name) for item in nodes(node))
+
+
 def _has_pi(node: Node) -> bool:
-    return "pi" in repr(node)
+    return _has(node, "c", "pi")
 
 
 def _scalar_equal(gold: Node, answer: Node, tolerance: Tolerance) -> bool:
@@ -140,7 +162,7 @@ def _signs(node: Any) -> list[Any]:
         for item in node:
             variants = [[*v, w] for v in variants for w in _signs(item)][:_MAX_SIGNS]
         return variants
-    if not isinstance(node, tuple) or "'pm'" not in repr(node):
+    if not isinstance(node, tuple) or not _has(node, "pm"):
         return [node]
     if node[0] == "pm":
         return [
@@ -165,22 +187,25 @@ def _point(group: Node) -> Node:
     return group
 
 
+def _spread(item: Node) -> list[Node]:
+    """A list item, canonical: both readings of a `±` item (`1 \\pm 2, 5` is 3, -1, 5)."""
+    canonical = _canonical(item)
+    return canonical[1] if canonical[0] == "set" and _has(item, "pm") else [canonical]
+
+
 def _canonical(node: Node) -> Node:
     """Lists become sets, `a ± b` the set {a+b, a-b}, `2^6 = 64` its value."""
     kind = node[0]
     if kind == "list" and node[2] == ";":  # p=5, q=2; p=7, q=2: the points (5, 2), (7, 2)
         return ("set", [_canonical(_point(group)) for group in node[1]])
     if kind == "list":
-        items: list[Node] = []
-        for item in node[1]:
-            item = _canonical(item)
-            items.extend(item[1] if item[0] == "set" and node[1][0][0] == "pm" else [item])
+        items = [one for item in node[1] for one in _spread(item)]
         values = [_assigned(item) for item in items]
         heads = {repr(item[1][0]) for item in items if item[0] == "rel"}
         if all(v is not None for v in values) and len(heads) == 1:
-            items = [_canonical(v) for v in values if v is not None]
+            items = [one for v in values if v is not None for one in _spread(v)]
         return ("set", items)
-    if kind in _QUANTITIES | {"pm"} and "'pm'" in repr(node):
+    if kind in _QUANTITIES | {"pm"} and _has(node, "pm"):
         return ("set", _signs(node)[:_MAX_SIGNS])
     if kind in ("+", "*") and all(part[0] == "matrix" for part in node[1]):
         return _matrix_arithmetic(kind, node[1])

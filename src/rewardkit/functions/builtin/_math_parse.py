@@ -31,7 +31,8 @@ MAX_ANSWER = 2_000
 MAX_TOKENS = 400
 LONG_DECIMAL = 12
 """A decimal with this many significant digits is a printed float (`0.0833333333333333`):
-it equals what it agrees with to all its digits but the last."""
+it equals a fraction whose decimals never end when it agrees to all its digits but the last
+(see `_math_equal._repeating`)."""
 MAX_DEPTH = 40
 
 _NUMBER_WORDS = {

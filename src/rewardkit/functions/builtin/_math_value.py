@@ -17,7 +17,7 @@ from typing import Any
 
 from rewardkit.functions.builtin._math_parse import Node
 
-__all__ = ["Undefined", "approx", "numbers_equal", "symbols", "value", "working_digits"]
+__all__ = ["Undefined", "approx", "nodes", "numbers_equal", "symbols", "value", "working_digits"]
 
 _DIGITS = 60
 """Working precision beyond what an answer's own numbers could hide (see `_hidden`)."""
@@ -48,20 +48,22 @@ def _ctx() -> Any:
     return ctx
 
 
-def symbols(node: Any) -> set[str]:
-    """The variables a tree mentions."""
-    found: set[str] = set()
+def nodes(node: Any) -> Iterator[tuple[Any, ...]]:
+    """Every node of a tree (words inside `text` nodes are not looked into)."""
     stack = [node]
     while stack:
         item = stack.pop()
         if isinstance(item, tuple) and item:
-            if item[0] == "s":
-                found.add(item[1])
-            elif item[0] != "text":
+            yield item
+            if item[0] != "text":
                 stack.extend(item[1:])
         elif isinstance(item, list):
             stack.extend(item)
-    return found
+
+
+def symbols(node: Any) -> set[str]:
+    """The variables a tree mentions."""
+    return {item[1] for item in nodes(node) if item[0] == "s"}
 
 
 # -- evaluation ----------------------------------------------------------------------------
