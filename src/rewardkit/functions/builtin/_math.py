@@ -17,10 +17,9 @@ import re
 from typing import Any
 
 from rewardkit.functions._decorator import reward_function
-from rewardkit.functions.builtin._answers import boxed_content
 from rewardkit.functions.builtin._extras import missing
-from rewardkit.functions.builtin._math_equal import Tolerance, same_answer
-from rewardkit.functions.builtin._math_final import Final, final_answer, prose
+from rewardkit.functions.builtin._math_equal import Tolerance, same_answer, unwrap
+from rewardkit.functions.builtin._math_final import Final, cut_off, final_answer, prose
 from rewardkit.functions.builtin._math_parse import Node, parse_answer
 from rewardkit.functions.builtin._math_value import symbols
 from rewardkit.functions.builtin._numbers import (
@@ -49,20 +48,18 @@ def math_reward(
     require_units: bool = False,
     **kwargs: Any,
 ) -> EvaluateResult:
-    """1.0 if the response's answers are the reference's, else 0.0.
+    """1.0 if the response's final answer is the reference's, else 0.0.
 
-    Answers are read with `extract_numbers` from both sides (`<answer>` tags, then
-    `\\boxed{}`, then `####`, then every number). The response scores 1.0 when:
-
-    - the reference has one answer and the response's only answer, or its final one
-      when it states several numbers, equals it (reward-kit 0.4.1 scores 0 whenever
-      other numbers appear; we let the final answer count);
-    - the reference has several answers and the response states each of them and no
-      other number.
-
-    A response offering alternatives with an unboxed "or" scores 0. A reference with no
-    number in it (`\\sqrt{2}`, `{1, 2}` as a set, `x + 1`) is compared symbolically with
-    `math-verify` (the `math` extra). Missing ground truth scores 0 with a reason.
+    The final answer is the one the response commits to, read from its end (answer tags,
+    the last boxes, `####`, "the answer is", closing math); the reference is read whole, or
+    by the same rules when it is a sentence. They are equal when they mean the same:
+    numbers exactly (`\\frac{1}{2}` is `0.5`, `0.333` is not `\\frac13`), expressions,
+    equations, intervals, sets, tuples and matrices by what they state, percent, degrees
+    and units by their value (docs/reward-functions.md, "Math answers"). A hedge ("12 or
+    14", three different boxes) or a cut-off answer scores 0. What our parser cannot read
+    goes to `math-verify` (the `math` extra) under a deadline. A prose reference with an
+    unmarked response is read as reward-kit 0.4.1 reads it: every number, the final one
+    counting. Missing ground truth scores 0 with a reason.
 
     Args:
         messages: The conversation; `messages[-1]` is the assistant's response.
@@ -93,12 +90,11 @@ def math_reward(
             else str(exc)
         )
         return _verdict(False, reason, {})
-    tolerances = (tolerance or 1e-9, absolute_tolerance or 1e-12)
+    final = final_answer(text)
+    tolerances = (tolerance, absolute_tolerance)
     best: tuple[bool, str, dict[str, MetricResult]] | None = None
     for reference in references:
-        verdict = _score_one(
-            text, reference, tolerances, require_units, (tolerance, absolute_tolerance)
-        )
+        verdict = _score_one(text, final, reference, tolerances, require_units)
         if best is None or (verdict[0] and not best[0]):
             best = verdict
     assert best is not None  # reference_texts never returns an empty list
@@ -113,39 +109,37 @@ def _verdict(correct: bool, reason: str, metrics: dict[str, MetricResult]) -> Ev
 
 def _score_one(
     text: str,
+    final: Final | None,
     reference: str,
-    tolerances: tuple[float, float],
+    tolerances: tuple[float | None, float | None],
     require_units: bool,
-    raw_tolerances: tuple[float | None, float | None],
 ) -> tuple[bool, str, dict[str, MetricResult]]:
-    """(correct, reason, metrics) of the response against one reference."""
+    """(correct, reason, metrics) of the response, whose final answer is `final`, against one
+    reference; `tolerances` are the user's (relative, absolute), None when not given."""
+    relative, absolute = tolerances
     gold = _gold(reference)
     if gold is not None:
-        final = final_answer(text)
         if final is not None:
-            tolerance = (raw_tolerances[0] or 0.0, raw_tolerances[1] or 0.0)
-            return _judged(gold, final, tolerance, require_units)
+            return _judged(gold, final, (relative or 0.0, absolute or 0.0), require_units)
         if gold[1] is None:
             reason = "Could not extract answers from original message (ground truth)"
             return False, f"{reason}, nor a final answer from the response.", {}
-        unfinished = _unfinished(text)
-        if unfinished is None and gold[1] is not None and _structured(gold[1]):
+        unfinished = cut_off(text) or _unfinished(text)
+        if unfinished is None and _structured(gold[1]):
             unfinished = "no marked final answer, and the reference is not a plain number"
         if unfinished is not None:
             return False, f"Could not extract answers from generated message: {unfinished}", {}
-    return _by_numbers(text, reference, tolerances, require_units)
+    numbers = (relative or 1e-9, absolute or 1e-12)
+    return _by_numbers(text, reference, numbers, require_units)
 
 
 def _gold(reference: str) -> tuple[str, Node | None] | None:
-    """`_read_gold`, cached for references of up to 4,096 characters."""
-    return _cached_gold(reference) if len(reference) <= 4096 else _read_gold(reference)
+    """`_read_gold`, cached for references of up to 4,096 characters (RL scores many
+    responses per reference)."""
+    return _read_gold(reference) if len(reference) <= 4096 else _read_gold.__wrapped__(reference)
 
 
 @functools.lru_cache(maxsize=1024)
-def _cached_gold(reference: str) -> tuple[str, Node | None] | None:
-    return _read_gold(reference)
-
-
 def _read_gold(reference: str) -> tuple[str, Node | None] | None:
     """The reference's answer (its text and parse): the reference itself when it is one
     (`"\\frac{1}{2}"`, `"$x > 5$"`), else its marked final answer ("Answer: \\boxed{4}"),
@@ -232,11 +226,7 @@ def _structured(node: Node) -> bool:
 
 
 def _has_unit(node: Node) -> bool:
-    while node[0] in ("pct", "deg", "unit"):
-        if node[0] == "unit":
-            return True
-        node = node[1]
-    return False
+    return "unit" in unwrap(node)[1]
 
 
 def _conflict(expected: Node, answer: Node, tolerance: Tolerance) -> str | None:
@@ -270,16 +260,10 @@ _TRAILING_OPERATOR = re.compile(r"(?:[-+*/=^:(,\\]|\\[a-zA-Z]+)\s*$")
 
 
 def _unfinished(text: str) -> str | None:
-    """Why a response without a marked final answer is cut off, or None: it ends on an
-    operator, an open `<think>`, or after its last number ("... is 2500. Then tax is
-    added, giving")."""
+    """Why a response with no marked final answer (and not cut off mid-answer: `cut_off`)
+    is unfinished, or None: it ends on an operator, or after its last number ("... is 2500.
+    Then tax is added, giving")."""
     stripped = text.rstrip()
-    if text.rfind("<think>") > text.rfind("</think>"):
-        return "the response ends inside <think>"
-    if "\\boxed{" in text and boxed_content(text) is None:
-        return "its last \\boxed{ never closes"
-    if text.rfind("<answer>") > text.rfind("</answer>"):
-        return "its last <answer> is empty and never closes"
     if _TRAILING_OPERATOR.search(stripped[-200:]):
         return "the response ends mid-expression"
     sentences = re.split(r"(?<=[.!?])\s+", stripped[-2000:])

@@ -28,7 +28,7 @@ from rewardkit.functions.builtin._math_value import (
     working_digits,
 )
 
-__all__ = ["Tolerance", "same_answer", "texts_equal"]
+__all__ = ["Tolerance", "same_answer", "texts_equal", "unwrap"]
 
 Tolerance = tuple[float, float]
 """(relative, absolute) tolerance the user allows on numbers; (0, 0) is exact."""
@@ -83,7 +83,7 @@ def _repeating(node: Node) -> bool:
     return denominator > 1
 
 
-def _unwrap(node: Node) -> tuple[Node, dict[str, Any]]:
+def unwrap(node: Node) -> tuple[Node, dict[str, Any]]:
     """The bare quantity of a percentage, an angle or a measurement, and what it was."""
     marks: dict[str, Any] = {}
     while node[0] in ("pct", "deg", "unit"):
@@ -119,8 +119,8 @@ def _scalar_equal(gold: Node, answer: Node, tolerance: Tolerance) -> bool:
     `0.25`); an angle in degrees equals its number, or its radians when the other side has
     π; units convert within length, time and mass (`5 km` is `5000 m`), and are otherwise
     ignored (`13 apples` is `13`)."""
-    g, g_marks = _unwrap(_unit_letter(gold, answer))
-    a, a_marks = _unwrap(_unit_letter(answer, gold))
+    g, g_marks = unwrap(_unit_letter(gold, answer))
+    a, a_marks = unwrap(_unit_letter(answer, gold))
     if "pct" in g_marks and "pct" not in a_marks:
         return any(_expressions_equal(c, a, tolerance) for c in (g, _scaled(g, Fraction(1, 100))))
     if "pct" in a_marks and "pct" not in g_marks:

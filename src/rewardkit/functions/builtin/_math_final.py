@@ -25,7 +25,7 @@ from rewardkit.functions.builtin._answers import tag_spans
 from rewardkit.functions.builtin._math_parse import parse_answer
 from rewardkit.functions.builtin._numbers import box_spans
 
-__all__ = ["Final", "final_answer", "prose"]
+__all__ = ["Final", "cut_off", "final_answer", "prose"]
 
 _MAX_RUN = 200
 """At most this many adjacent boxes make one answer (more is a list of candidates)."""
@@ -78,10 +78,9 @@ def final_answer(text: str) -> Final | None:
         >>> final_answer("The answer is \\\\boxed{4") is None
         True
     """
-    think = text.rfind("<think>")
     closed = text.rfind("</think>")
-    if think > closed:
-        return None  # still thinking: cut off
+    if text.rfind("<think>") > closed:
+        return None  # still thinking: cut off (`cut_off` says so)
     if closed >= 0 and text[closed + len("</think>") :].strip():
         text = text[closed + len("</think>") :]
     chat = text.rfind("<|im_start|>")  # a chat template's next turn, generated on
@@ -125,8 +124,8 @@ def _boxed(text: str) -> Final | None:
     if last < 0:
         return None
     spans = box_spans(text) or []
-    if not spans or spans[-1][0] != last:
-        return _CUT  # the last box never closed
+    if _open_box(spans, last):
+        return _CUT
     outer: list[tuple[int, int]] = []
     for span in spans:  # by start: a box starting inside the previous outer one is nested
         if not outer or span[0] > outer[-1][1]:
@@ -158,6 +157,24 @@ _NAMED = re.compile(r"[a-zA-Z]\w*(?:_\{?\w+\}?)?\s*=\s*$")
 def prose(text: str) -> bool:
     """Three words in a row outside LaTeX commands: a sentence, not a formula."""
     return bool(_WORDS.search(text))
+
+
+def cut_off(text: str) -> str | None:
+    """Why a response stops mid-answer, or None: a `<think>`, a last `\\boxed{` or an empty
+    last `<answer>` that never closes (what makes `final_answer` find none)."""
+    if text.rfind("<think>") > text.rfind("</think>"):
+        return "the response ends inside <think>"
+    last = text.rfind("\\boxed{")
+    if last >= 0 and _open_box(box_spans(text) or [], last):
+        return "its last \\boxed{ never closes"
+    if text.rfind("<answer>") > text.rfind("</answer>"):
+        return "its last <answer> never closes"
+    return None
+
+
+def _open_box(spans: list[tuple[int, int]], last: int) -> bool:
+    """Whether the box starting at `last` (the last `\\boxed{`) is not among the closed ones."""
+    return not spans or spans[-1][0] != last
 
 
 def _joins(gap: str) -> bool:

@@ -12,9 +12,9 @@ import re
 from typing import Any
 
 from rewardkit.functions._decorator import reward_function
-from rewardkit.functions.builtin._math_equal import texts_equal
+from rewardkit.functions.builtin._math_equal import same_answer
 from rewardkit.functions.builtin._math_final import final_answer
-from rewardkit.functions.builtin._math_parse import parse_answer
+from rewardkit.functions.builtin._math_parse import Node, parse_answer
 from rewardkit.functions.builtin._response import (
     NoResponse,
     reference_texts,
@@ -80,17 +80,24 @@ def _by_engine(text: str, references: list[str], order_matters: bool) -> Evaluat
     `math_reward`'s engine as sets (or, with `order_matters`, as tuples); None when the
     engine cannot read them either."""
     final = final_answer(text)
-    parsed = parse_answer(final.text) if final is not None else None
-    if final is None or parsed is None or parsed[0] not in ("list", "set", "tuple"):
+    answer = parse_answer(final.text) if final is not None else None
+    if final is None or answer is None or answer[0] not in ("list", "set", "tuple"):
         return None
-    answer = final.text if not order_matters else f"({final.text})"
     for reference in references:
-        gold = reference.strip().strip("$") if not order_matters else f"({reference.strip('$')})"
-        same = texts_equal(gold, answer)
-        if same is not None:
-            verdict = "Match" if same else "Mismatch"
-            return _result(1.0 if same else 0.0, f"{verdict} (as math): {final.text!r:.200}")
+        gold = parse_answer(reference.strip().strip("$"))
+        if gold is None or gold[0] == "text":
+            continue
+        if order_matters:
+            gold, answer = _in_order(gold), _in_order(answer)
+        same = same_answer(gold, answer)
+        verdict = "Match" if same else "Mismatch"
+        return _result(1.0 if same else 0.0, f"{verdict} (as math): {final.text!r:.200}")
     return None
+
+
+def _in_order(node: Node) -> Node:
+    """A bare list read as the tuple it is when order matters."""
+    return ("tuple", node[1], "(", ")") if node[0] == "list" else node
 
 
 def _result(score: float, reason: str) -> EvaluateResult:
