@@ -150,3 +150,9 @@ def test_reward_kit_rewards_exports_the_deprecated_tool_rewards() -> None:
     for name in ("composite_function_call_reward", "llm_judge_reward", "schema_jaccard_reward"):
         assert getattr(rewards, name) is getattr(calling, name)
         assert name in rewards.__all__
+
+
+def test_accuracy_ignores_the_same_fillers_everywhere() -> None:
+    for filler in ("approximately", "about", "exactly"):
+        boxed = accuracy_reward(said(f"The answer is \\boxed{{{filler} 4}}."), "4")
+        assert boxed.score == 1.0, filler

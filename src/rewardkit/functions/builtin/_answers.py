@@ -17,6 +17,7 @@ __all__ = [
     "string_similarity",
     "tag_content",
     "tag_spans",
+    "without_filler",
 ]
 
 _WHITESPACE = re.compile(r"\s+")
@@ -118,12 +119,12 @@ def extract_answer(text: str) -> str:
         return text.rsplit("####", 1)[1].strip()
     phrases = _ANSWER_PHRASE.findall(text)
     if phrases:
-        return _LEADING_FILLER.sub("", phrases[-1].strip()).rstrip(".").strip()
+        return without_filler(phrases[-1].strip()).rstrip(".").strip()
     assignments = _assigned_values(text)
     if assignments:
         return assignments[-1]
     closing = _CLOSING_IS.search(text.strip())
-    return _LEADING_FILLER.sub("", closing.group(1)) if closing else ""
+    return without_filler(closing.group(1)) if closing else ""
 
 
 def _assigned_values(text: str) -> list[str]:
@@ -143,6 +144,17 @@ def _assigned_values(text: str) -> list[str]:
         elif (comma := value.rfind(",")) > 0:
             values.append(value[:comma])
     return values
+
+
+def without_filler(answer: str) -> str:
+    """The answer without a leading "approximately", "about", "around", "roughly" or
+    "exactly" (a rounded answer still counts where numbers are matched by rounding).
+
+    Example:
+        >>> without_filler("approximately 3.14")
+        '3.14'
+    """
+    return _LEADING_FILLER.sub("", answer)
 
 
 def normalize_text(text: str) -> str:

@@ -9,7 +9,6 @@ particular values (reward-kit 0.4.1 has one for 3.14).
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -20,6 +19,7 @@ from rewardkit.functions.builtin._answers import (
     normalize_answer,
     numbers_match,
     tag_content,
+    without_filler,
 )
 from rewardkit.functions.builtin._math_equal import texts_equal
 from rewardkit.functions.builtin._math_final import final_answer
@@ -172,9 +172,6 @@ def accuracy_reward(
     )
 
 
-_APPROXIMATELY = re.compile(r"^(?:approximately|about|around|roughly)\s+", re.IGNORECASE)
-
-
 def _reference_answer(reference: str) -> str:
     """The reference itself when it is math (`x=4` keeps its `x`), else its extracted
     answer ("The answer is 4." gives `4`)."""
@@ -190,7 +187,7 @@ def _final_or_bare(text: str) -> str:
     final = final_answer(text)
     if final is None or (final.hedged and final.where == "math"):
         return _extract_or_bare(text)  # "So $x = 4$ or $x = -1$": reward-kit reads the last
-    return _APPROXIMATELY.sub("", final.text)  # a rounded answer counts here
+    return without_filler(final.text)  # a rounded answer counts here
 
 
 def _extract_or_bare(text: str) -> str:
