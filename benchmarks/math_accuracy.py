@@ -162,6 +162,13 @@ def summary_table(tallies: list[Tally], cases: list[dict[str, Any]]) -> list[str
     return rows
 
 
+def ratio_line(tallies: list[Tally]) -> str:
+    """Each grader's median time per call over the first's (math_reward), same run."""
+    base = statistics.median(tallies[0].micros)
+    ratios = ", ".join(f"{t.name} {statistics.median(t.micros) / base:.2f}x" for t in tallies[1:])
+    return f"\nmedian time per call relative to {tallies[0].name}: {ratios}"
+
+
 def category_table(tallies: list[Tally], cases: list[dict[str, Any]]) -> list[str]:
     categories = sorted({c["category"] for c in cases})
     header = " | ".join(t.name for t in tallies)
@@ -231,6 +238,7 @@ def main() -> None:
         f"{len(cases) - n_right} wrong ({n_probes} exploit probes)\n"
     )
     print("\n".join(summary_table(tallies, cases)))
+    print(ratio_line(tallies))
     print("\naccuracy per category (cases graded correctly / cases)\n")
     print("\n".join(category_table(tallies, cases)))
     if args.failures:
