@@ -1,13 +1,16 @@
 """Samples in forked processes that a deadline really ends (`Scorer` with a `deadline`).
 
-`ForkedPool` has one *slot* per sample scored at once. A slot is a supervisor process, forked
-from the driver when the pool starts, which forks a worker: both inherit the loaded reward,
-so only the sample and its result cross a pipe. The supervisor hands each sample to its
-worker and waits at most the deadline; a worker that outlives it is killed, and one that
-exits or is killed is reaped. Either way the sample gets an invalid result saying why and the
-next sample a fresh worker. Supervisors run no reward code, so they always answer: a slot is
-free again at the deadline. They also do the forking of replacement workers, being
-single-threaded, where the driver may have threads.
+`ForkedPool` has one *slot* per chunk of samples scored at once. A slot is a supervisor
+process, forked from the driver when the pool starts, which forks a long-lived worker: both
+inherit the loaded reward, so only the samples and their results cross a pipe, one pickled
+frame per chunk each way (the supervisor passes frames on without reading them). The worker
+scores the chunk's samples in turn, writing which sample it is on and since when to a word
+of memory it shares with its supervisor, so the supervisor watches each sample's deadline
+without a message per sample. A worker whose sample outlives its deadline is killed, and one
+that exits or is killed is reaped; that sample gets an invalid result saying why, and the
+rest of its chunk is scored again by a fresh worker (their results died with the old one).
+Supervisors run no reward code, so they always answer. They also do the forking of
+replacement workers, being single-threaded, where the driver may have threads.
 
 Nothing outlives the driver: a supervisor checks for its parent every 0.1 s and kills its
 worker once the driver is gone; on Linux a worker is also SIGKILLed when its supervisor dies
@@ -22,10 +25,12 @@ than any absolute cap. A sample that exhausts memory fails in its worker alone.
 from __future__ import annotations
 
 import contextlib
+import mmap
 import os
 import pickle
 import queue
 import signal
+import struct
 import sys
 import time
 from collections.abc import Callable, Iterable
@@ -44,7 +49,10 @@ Run = Callable[[Any], SampleResult]
 _POLL_S = 0.1
 """How often a supervisor checks that the driver is still there."""
 _MAX_REPLY = 256 << 20
-"""The largest pickled result a worker may send back."""
+"""The largest pickled chunk of results a worker may send back."""
+_NOW = struct.Struct("=Q")
+"""The shared word: (1 + the index of the sample being scored) << 40 | its start in ms."""
+_MS = (1 << 40) - 1
 
 
 class ForkedPool:
@@ -64,25 +72,38 @@ class ForkedPool:
             raise
 
     def score(self, sample: Any) -> SampleResult:
-        """Score `sample` in a free slot (blocking: call it from one of `size` threads)."""
+        """Score `sample` in a free slot (see `score_chunk`)."""
+        return self.score_chunk([sample])[0]
+
+    def score_chunk(self, samples: list[Any], *, retry: bool = True) -> list[SampleResult]:
+        """Score `samples` in turn in a free slot, each under the deadline; in order.
+
+        Blocking: call it from one of `size` threads. A supervisor killed from outside is
+        replaced, and its chunk sent to the new one once.
+        """
         if os.getpid() != self._owner:
             raise RuntimeError("this Scorer was inherited by a forked process; load one there")
         try:
-            frame = pickle.dumps(sample)
-        except Exception as exc:
-            return _invalid(f"the sample cannot be sent to a worker process ({_describe(exc)})")
+            frame = pickle.dumps(samples)
+        except Exception as exc:  # one sample cannot be pickled: the others still can
+            if len(samples) > 1:
+                return [result for one in samples for result in self.score_chunk([one])]
+            return [_invalid(f"the sample cannot be sent to a worker process ({_describe(exc)})")]
         slot = self._idle.get()
         try:
-            reply: SampleResult = pickle.loads(slot.ask(frame))
-            return reply
+            return _spread(pickle.loads(slot.ask(frame)), len(samples))
         except (EOFError, OSError):  # closed meanwhile, or the supervisor killed from outside
             if self._closed:
-                return _invalid("the scorer was closed while this sample was being scored")
+                why = "the scorer was closed while this sample was being scored"
+                return [_invalid(why)] * len(samples)
             self._stop(slot)
             slot = self._fork()
-            return _invalid("the process supervising this sample's worker died; score it again")
         finally:
             self._idle.put(slot)
+        if retry:
+            return self.score_chunk(samples, retry=False)
+        why = "the process supervising this sample's worker died twice; score it again"
+        return [_invalid(why)] * len(samples)
 
     def close(self) -> None:
         """Stop every slot (supervisor and worker); nothing in a forked child of the driver."""
@@ -174,6 +195,8 @@ class _Supervisor:
         self.driver = os.getppid()
         self.worker: _Worker | None = None
         self.dying: list[_Worker] = []
+        self.clock = mmap.mmap(-1, _NOW.size)
+        """The word the worker writes its progress to (shared: mapped before the fork)."""
 
     def serve(self) -> None:
         signal.signal(signal.SIGTERM, self._quit)
@@ -194,34 +217,68 @@ class _Supervisor:
             return None
 
     def _score(self, frame: bytes) -> bytes:
+        """The results of a chunk: passed on as the worker sent them when every sample ended
+        in time; else the lost sample's invalid result, and the rest scored again."""
+        reply, lost = self._attempt(frame)
+        if lost is None:
+            return reply
+        samples: list[Any] = pickle.loads(frame)
+        results: list[SampleResult | None] = [None] * len(samples)
+        todo = list(range(len(samples)))
+        while lost is not None:
+            index, result = lost
+            results[todo.pop(index)] = result
+            if not todo:
+                break
+            reply, lost = self._attempt(pickle.dumps([samples[i] for i in todo]))
+            if lost is None:
+                for i, done in zip(todo, _spread(pickle.loads(reply), len(todo)), strict=True):
+                    results[i] = done
+        return pickle.dumps(results)
+
+    def _attempt(self, frame: bytes) -> tuple[bytes, tuple[int, SampleResult] | None]:
+        """Send one chunk to the worker: its reply, or which sample was lost and why."""
         if self.worker is None:
             self.worker = self._start()
         worker = self.worker
-        started = time.monotonic()
+        sent = time.monotonic()
         try:
             worker.conn.send_bytes(frame)
-            while (left := started + self.deadline - time.monotonic()) > 0:
+            while True:
+                index, started = self._now(sent)
+                left = started + self.deadline - time.monotonic()
+                if left <= 0:
+                    break
                 if wait([worker.conn], min(left, _POLL_S)):
-                    return worker.conn.recv_bytes(_MAX_REPLY)
+                    return worker.conn.recv_bytes(_MAX_REPLY), None
                 if os.getppid() != self.driver:
                     self._quit()
-        except (EOFError, OSError):  # it died, or sent a result over _MAX_REPLY
+        except (EOFError, OSError):  # it died, or sent a reply over _MAX_REPLY
+            index, started = self._now(sent)
             self.worker = None
             worker.kill()
-            return pickle.dumps(_invalid(_died(worker.reap()), started))
+            return b"", (index, _invalid(_died(worker.reap()), started))
         self.worker = None
         worker.kill()
         self.dying.append(worker)  # reaped before the next fork: answer first
-        return pickle.dumps(_invalid(f"deadline of {self.deadline:g}s exceeded", started))
+        return b"", (index, _invalid(f"deadline of {self.deadline:g}s exceeded", started))
+
+    def _now(self, sent: float) -> tuple[int, float]:
+        """The sample the worker is on (0 before it starts the first) and since when."""
+        (word,) = _NOW.unpack_from(self.clock)
+        if not word:
+            return 0, sent
+        return (word >> 40) - 1, (word & _MS) / 1000
 
     def _start(self) -> _Worker:
         while self.dying:
             self.dying.pop().reap()
         end_children()  # what dead workers left running (our only children now)
-        run, memory_mib, me = self.run, self.memory_mib, os.getpid()
+        run, memory_mib, me, clock = self.run, self.memory_mib, os.getpid(), self.clock
+        _NOW.pack_into(clock, 0, 0)
 
         def work(conn: Connection) -> None:
-            _work(conn, run, memory_mib, me)
+            _work(conn, run, memory_mib, me, clock)
 
         return _Worker(*fork(work, close=[self.conn]))
 
@@ -234,8 +291,8 @@ class _Supervisor:
         os._exit(0)
 
 
-def _work(conn: Connection, run: Run, memory_mib: int, supervisor: int) -> None:
-    """A worker's loop: score each sample it is sent, until its supervisor goes."""
+def _work(conn: Connection, run: Run, memory_mib: int, supervisor: int, clock: mmap.mmap) -> None:
+    """A worker's loop: score each chunk it is sent, until its supervisor goes."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     die_with_parent(supervisor)
     cap_memory(memory_mib)
@@ -245,22 +302,42 @@ def _work(conn: Connection, run: Run, memory_mib: int, supervisor: int) -> None:
             frame = conn.recv_bytes()
         except (EOFError, OSError):
             return
-        conn.send_bytes(_reply(run, frame, memory_mib))
+        conn.send_bytes(_reply(run, frame, memory_mib, clock))
         _flush()  # what the reward printed, in order
 
 
-def _reply(run: Run, frame: bytes, memory_mib: int) -> bytes:
+def _reply(run: Run, frame: bytes, memory_mib: int, clock: mmap.mmap) -> bytes:
+    _NOW.pack_into(clock, 0, 0)
     try:
-        result = run(pickle.loads(frame))
-    except Exception as exc:  # unpickling the sample (e.g. out of memory)
-        result = _invalid(f"the sample could not be received ({_describe(exc)})")
-    if result.error is not None and "MemoryError" in result.error:
-        note = f"a worker may grow by {memory_mib} MiB: raise memory_mib= or --memory-mib"
-        result = replace(result, error=f"{result.error} ({note})")
+        samples = pickle.loads(frame)
+    except Exception as exc:  # e.g. out of memory
+        return pickle.dumps([_invalid(f"the sample could not be received ({_describe(exc)})")])
+    results = []
+    for number, sample in enumerate(samples, 1):
+        # the start time, then which sample, in one word: the supervisor never reads a mix
+        _NOW.pack_into(clock, 0, number << 40 | int(time.monotonic() * 1000) & _MS)
+        result = run(sample)
+        if result.error is not None and "MemoryError" in result.error:
+            note = f"a worker may grow by {memory_mib} MiB: raise memory_mib= or --memory-mib"
+            result = replace(result, error=f"{result.error} ({note})")
+        results.append(result)
     try:
-        return pickle.dumps(result)
+        return pickle.dumps(results)
+    except Exception:
+        return pickle.dumps([_sendable(result) for result in results])
+
+
+def _sendable(result: SampleResult) -> SampleResult:
+    try:
+        pickle.dumps(result)
     except Exception as exc:
-        return pickle.dumps(_invalid(f"the result cannot be sent back ({_describe(exc)})"))
+        return _invalid(f"the result cannot be sent back ({_describe(exc)})")
+    return result
+
+
+def _spread(results: list[SampleResult], n: int) -> list[SampleResult]:
+    """A chunk's `n` results; a worker that could not read the chunk sent one, for all."""
+    return results if len(results) == n else results[:1] * n
 
 
 def _end(pid: int) -> None:

@@ -9,7 +9,6 @@ loop (a notebook's, a trainer's): the batch then runs on a helper thread's loop.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import uuid
 import weakref
@@ -17,6 +16,7 @@ from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Mappin
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
+from itertools import islice
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -215,6 +215,9 @@ class Scorer:
         self._score_one: Callable[[SampleLike], SampleResult] = partial(
             score_sample, backend, on_error=on_error
         )
+        self._score_chunk: Callable[[list[SampleLike]], list[SampleResult]] = partial(
+            _each, self._score_one
+        )
         self._processes: SamplePool | None = None
         self._forked: ForkedPool | None = None
         if deadline is not None and hasattr(os, "fork"):
@@ -224,6 +227,7 @@ class Scorer:
                 self._score_one, size=max_concurrent, deadline=deadline, memory_mib=memory_mib
             )
             self._score_one = self._forked.score
+            self._score_chunk = self._forked.score_chunk
             weakref.finalize(self, self._forked.close)  # the pool does not refer to `self`
 
     def __repr__(self) -> str:
@@ -307,57 +311,62 @@ class Scorer:
 
     async def score_batch_async(self, samples: Iterable[SampleLike]) -> list[SampleResult]:
         """`score_batch` on the running event loop."""
-        results: dict[int, SampleResult] = {}
-        async for index, result in self.stream(enumerate(samples)):
+        listed = list(samples)
+        results: list[SampleResult | None] = [None] * len(listed)
+        async for index, result in self._chunked(enumerate(listed), len(listed)):
             results[index] = result
-        return [results[i] for i in range(len(results))]
+        return results  # type: ignore[return-value]  # every index is filled
 
     async def stream(
         self, items: Iterable[tuple[Any, SampleLike]]
     ) -> AsyncIterator[tuple[Any, SampleResult]]:
         """Score `(key, sample)` pairs as they are read; yield each pair as it finishes.
 
-        At most `max_concurrent` samples are in flight, so a long input is never held in memory.
+        Samples go to the workers in chunks (a few at first, then about 20 ms of work each),
+        at most `max_concurrent` chunks at once, so a long input is never held in memory.
         """
-        slots = asyncio.Semaphore(self.max_concurrent)
-        done: asyncio.Queue[tuple[Any, SampleResult] | None] = asyncio.Queue()
+        async for pair in self._chunked(items, None):
+            yield pair
+
+    async def _chunked(
+        self, items: Iterable[tuple[Any, SampleLike]], total: int | None
+    ) -> AsyncIterator[tuple[Any, SampleResult]]:
         loop = asyncio.get_running_loop()
-        pending: set[asyncio.Task[None]] = set()
-
-        def release(_: object) -> None:
-            with contextlib.suppress(RuntimeError):  # a thread that returned after the run
-                loop.call_soon_threadsafe(slots.release)
-
-        async def one(key: Any, future: Future[SampleResult]) -> None:
-            result = await self._within_deadline(future)
-            # The slot frees when the worker returns: at the deadline in a process, whenever
-            # the sample ends on a thread past it (a thread cannot be killed).
-            if future.done():
-                slots.release()
-            else:
-                future.add_done_callback(release)
-            await done.put((key, result))
-
-        async def feed() -> None:
-            try:
-                for key, sample in items:
-                    await slots.acquire()
-                    future = self._pool.submit(self._score_one, sample)
-                    task = asyncio.create_task(one(key, future))
-                    pending.add(task)
-                    task.add_done_callback(pending.discard)
-                while pending:
-                    await asyncio.wait(set(pending))
-            finally:  # also when reading `items` raised: the loop below must end
-                done.put_nowait(None)
-
-        feeder = asyncio.create_task(feed())
+        source = iter(items)
+        sizes = _ChunkSizes(
+            total=total,
+            workers=self.max_concurrent,
+            single=self.deadline is not None and self._forked is None,
+        )
+        running: dict[asyncio.Future[list[SampleResult]], list[Any]] = {}
         try:
-            while (item := await done.get()) is not None:
-                yield item
+            while True:
+                while len(running) < self.max_concurrent and (
+                    chunk := list(islice(source, sizes.next))
+                ):
+                    work = loop.run_in_executor(
+                        self._pool, self._score_chunk, [sample for _, sample in chunk]
+                    )
+                    if sizes.single:  # no process to kill: the deadline drops the sample
+                        work = asyncio.ensure_future(self._chunk_deadline(work))
+                    running[work] = [key for key, _ in chunk]
+                if not running:
+                    return
+                finished, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+                for work in finished:
+                    results = work.result()
+                    sizes.learn(results)
+                    for pair in zip(running.pop(work), results, strict=True):
+                        yield pair
         finally:
-            feeder.cancel()
-        await feeder
+            for work in running:
+                work.cancel()
+
+    async def _chunk_deadline(self, work: asyncio.Future[list[SampleResult]]) -> list[SampleResult]:
+        try:
+            return await asyncio.wait_for(work, self.deadline)
+        except TimeoutError:
+            return [_late(self.deadline or 0.0)]
 
     async def _within_deadline(self, future: Future[SampleResult]) -> SampleResult:
         if self.deadline is None:
@@ -365,11 +374,7 @@ class Scorer:
         try:  # on time-out, `future` is cancelled if it has not started (a running one cannot)
             return await asyncio.wait_for(asyncio.wrap_future(future), self.deadline)
         except TimeoutError:
-            return SampleResult(
-                reward=None,
-                error=f"deadline of {self.deadline:g}s exceeded",
-                duration_s=self.deadline,
-            )
+            return _late(self.deadline)
 
     def trl_reward_func(
         self, *, name: str | None = None, log: LogHook | None = None
@@ -392,6 +397,42 @@ class Scorer:
         from rewardkit.batch._adapters import verl_compute_score
 
         return verl_compute_score(self, invalid=invalid)
+
+
+_CHUNK_S = 0.02
+"""About how long one chunk of samples takes: its round trip then costs under 1%."""
+_MAX_CHUNK = 256
+
+
+class _ChunkSizes:
+    """How many samples to send a worker at once: a few at first, so the first results come
+    soon, then doubling up to about `_CHUNK_S` of work, and no more than an even share of a
+    known total, so that every worker gets some."""
+
+    def __init__(self, *, total: int | None, workers: int, single: bool) -> None:
+        self.single = single
+        self.limit = 1 if single else _MAX_CHUNK
+        if total is not None:
+            self.limit = max(1, min(self.limit, -(-total // workers)))
+        self.next = min(4, self.limit)
+
+    def learn(self, results: list[SampleResult]) -> None:
+        """Size the next chunk from the time the samples of a finished one took."""
+        took = sum(result.duration_s for result in results) / max(len(results), 1)
+        fits = int(_CHUNK_S / took) if took > 0 else self.limit
+        self.next = max(1, min(self.limit, self.next * 2, fits))
+
+
+def _each(
+    score: Callable[[SampleLike], SampleResult], samples: list[SampleLike]
+) -> list[SampleResult]:
+    return [score(sample) for sample in samples]
+
+
+def _late(deadline: float) -> SampleResult:
+    return SampleResult(
+        reward=None, error=f"deadline of {deadline:g}s exceeded", duration_s=deadline
+    )
 
 
 def _sync(work: Coroutine[Any, Any, _T]) -> _T:

@@ -50,7 +50,9 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module 'rewardkit.compose' has no attribute {name!r}")
     from importlib import import_module
 
-    return getattr(import_module(f"rewardkit.compose.{_LAZY[name]}"), name)
+    value = getattr(import_module(f"rewardkit.compose.{_LAZY[name]}"), name)
+    globals()[name] = value  # looked up once: hot paths import these per sample
+    return value
 
 
 __all__ = [
