@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from rewardkit._errors import ConfigError
+from rewardkit.batch._runner import SeenIds
 from rewardkit.cli import main
 
 QA = Path(__file__).parents[2] / "examples" / "qa-eval"
@@ -190,18 +192,31 @@ def test_a_line_over_max_line_mib_is_recorded_and_the_rest_scored(
         (['{"id": 2}', "{not json"], "id 2 is on lines 1 and 2."),
     ],
 )
-def test_duplicate_ids_exit_2_before_anything_is_written(
+def test_a_duplicate_id_stops_the_run_where_it_is_read(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], lines: list[str], message: str
 ) -> None:
     rollouts = _rollouts(tmp_path / "r.jsonl", lines)
     out = tmp_path / "o.jsonl"
     assert main(_argv(rollouts, out)) == 2
     err = capsys.readouterr().err
+    second = len(lines)
     assert err == (
         f"rewardkit score: error: {rollouts}: {message} Give every rollout a unique 'id' "
-        "(a line without one has its line number as id).\n"
+        f"(a line without one has its line number as id); the lines before {second} were "
+        "scored, so a rerun resumes there.\n"
     )
-    assert not out.exists()
+    assert sorted(row["line"] for row in _results(out)) == list(range(1, second))
+
+
+def test_ids_are_checked_in_fixed_memory(tmp_path: Path) -> None:
+    rollouts = _rollouts(tmp_path / "r.jsonl", [f'{{"id": {i}}}' for i in range(1, 20_001)])
+    seen = SeenIds(rollouts, 1 << 20)
+    for number in range(1, 20_001):  # ids 1..20000 as ints, then as text: all distinct
+        seen.add(number, number)
+        seen.add(str(number), 20_000 + number)
+    assert len(seen.bits) == 32 << 20
+    with pytest.raises(ConfigError, match="id 7 is on lines 7 and 40001"):
+        seen.add(7, 40_001)
 
 
 def test_every_rollout_invalid_exits_3_with_a_summary(

@@ -128,7 +128,7 @@ def test_a_2_gib_line_without_a_newline_is_never_read_whole(tmp_path: Path) -> N
     assert "the line is longer than 67,108,864 bytes (the cap)" in rows[4]["error"]
 
 
-def test_duplicate_ids_are_refused_before_anything_is_scored(tmp_path: Path) -> None:
+def test_a_duplicate_id_stops_the_run_where_it_is_read(tmp_path: Path) -> None:
     tests, ws = _tests_dir(tmp_path)
     lines = [json.dumps({"id": i % 5 if i != 7 else 2, "workspace": str(ws)}) for i in range(9)]
     rollouts = tmp_path / "r.jsonl"
@@ -140,9 +140,10 @@ def test_duplicate_ids_are_refused_before_anything_is_scored(tmp_path: Path) -> 
     assert run.peak_rss_mb < 400
     assert run.stderr == (
         f"rewardkit score: error: {rollouts}: id 0 is on lines 1 and 6. Give every rollout a "
-        "unique 'id' (a line without one has its line number as id).\n"
+        "unique 'id' (a line without one has its line number as id); the lines before 6 were "
+        "scored, so a rerun resumes there.\n"
     )
-    assert not out.exists()
+    assert sorted(json.loads(line)["id"] for line in out.read_text().splitlines()) == [0, 1, 2, 3, 4]
 
 
 def test_every_rollout_invalid_exits_3_with_a_summary(tmp_path: Path) -> None:
@@ -263,8 +264,8 @@ def test_workers_die_with_a_sigkilled_driver(tmp_path: Path, flags: tuple[str, .
     process the run started, whichever session it moved to, and none may outlive 3 s."""
     config = _eval_yaml(tmp_path)
     rollouts = tmp_path / "r.jsonl"
-    lines = [json.dumps({"completion": k}) for k in ["ok"] * 16 + ["sleep"] * 4]
-    rollouts.write_text("\n".join(lines) + "\n")  # --backend process: 2 chunks of 16
+    lines = [json.dumps({"completion": k}) for k in ["sleep"] * 4 + ["ok"] * 16]
+    rollouts.write_text("\n".join(lines) + "\n")  # the first chunk hangs, the rest are scored
     out = tmp_path / "results.jsonl"
     cmd = _score(rollouts, config, out, "--workers", "2", *flags)
     start = time.perf_counter()

@@ -32,9 +32,10 @@ import queue
 import signal
 import struct
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection, Pipe, wait
 from typing import Any, NoReturn
 
@@ -42,7 +43,7 @@ from rewardkit.batch._result import SampleResult
 from rewardkit.engine._lifeline import adopt_orphans, die_with_parent, end_children
 from rewardkit.engine._workers import cap_memory, run_inline
 
-__all__ = ["ForkedPool", "Run"]
+__all__ = ["ForkedPool", "Run", "Ticket"]
 
 Run = Callable[[Any], SampleResult]
 """Scores one sample, never raising (inherited by the workers)."""
@@ -56,9 +57,10 @@ _MS = (1 << 40) - 1
 
 
 class ForkedPool:
-    """`size` slots, each scoring one sample at a time in a worker that the deadline ends."""
+    """`size` slots, each scoring one chunk at a time in a worker that the deadline ends."""
 
     def __init__(self, run: Run, *, size: int, deadline: float, memory_mib: int) -> None:
+        self.size = size
         self._spec = (run, deadline, memory_mib)
         self._slots: list[_Slot] = []
         self._idle: queue.SimpleQueue[_Slot] = queue.SimpleQueue()
@@ -75,11 +77,13 @@ class ForkedPool:
         """Score `sample` in a free slot (see `score_chunk`)."""
         return self.score_chunk([sample])[0]
 
-    def score_chunk(self, samples: list[Any], *, retry: bool = True) -> list[SampleResult]:
+    def score_chunk(
+        self, samples: list[Any], *, ticket: Ticket | None = None, retry: bool = True
+    ) -> list[SampleResult]:
         """Score `samples` in turn in a free slot, each under the deadline; in order.
 
         Blocking: call it from one of `size` threads. A supervisor killed from outside is
-        replaced, and its chunk sent to the new one once.
+        replaced, and its chunk sent to the new one once; `abandon(ticket)` ends the chunk.
         """
         if os.getpid() != self._owner:
             raise RuntimeError("this Scorer was inherited by a forked process; load one there")
@@ -89,21 +93,38 @@ class ForkedPool:
             if len(samples) > 1:
                 return [result for one in samples for result in self.score_chunk([one])]
             return [_invalid(f"the sample cannot be sent to a worker process ({_describe(exc)})")]
+        ticket = ticket or Ticket()
         slot = self._idle.get()
+        with ticket.lock:
+            ticket.slot = None if ticket.abandoned else slot
         try:
+            if ticket.slot is None:
+                return [_invalid("abandoned by its caller")] * len(samples)
             return _spread(pickle.loads(slot.ask(frame)), len(samples))
-        except (EOFError, OSError):  # closed meanwhile, or the supervisor killed from outside
+        except (EOFError, OSError):  # closed meanwhile, or the supervisor killed
             if self._closed:
                 why = "the scorer was closed while this sample was being scored"
                 return [_invalid(why)] * len(samples)
             self._stop(slot)
             slot = self._fork()
         finally:
+            with ticket.lock:
+                ticket.slot = None
             self._idle.put(slot)
+        if ticket.abandoned:
+            return [_invalid("abandoned by its caller")] * len(samples)
         if retry:
             return self.score_chunk(samples, retry=False)
         why = "the process supervising this sample's worker died twice; score it again"
         return [_invalid(why)] * len(samples)
+
+    def abandon(self, ticket: Ticket) -> None:
+        """End the chunk scored under `ticket` now (its slot gets fresh processes)."""
+        with ticket.lock:
+            ticket.abandoned = True
+            if ticket.slot is not None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(ticket.slot.pid, signal.SIGTERM)  # it kills its worker, then exits
 
     def close(self) -> None:
         """Stop every slot (supervisor and worker); nothing in a forked child of the driver."""
@@ -126,6 +147,15 @@ class ForkedPool:
         self._slots.remove(slot)
         slot.conn.close()
         _end(slot.pid)
+
+
+@dataclass
+class Ticket:
+    """Names one `score_chunk` call, so that another thread can `abandon` it."""
+
+    slot: _Slot | None = None
+    abandoned: bool = False
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
 
 @dataclass(frozen=True)

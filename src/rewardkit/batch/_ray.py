@@ -33,6 +33,7 @@ from rewardkit.batch._runner import (
     BadLine,
     Emit,
     Items,
+    Progress,
     Row,
     RunCounts,
     result_row,
@@ -157,7 +158,7 @@ def score_jsonl_ray(
     memory_mib: int = MEMORY_MIB,
     chunk_size: int = CHUNK_SIZE,
     on_bad_line: BadLine,
-    on_result: Emit | None = None,
+    on_result: Progress | None = None,
     max_line_bytes: int = MAX_LINE_BYTES,
     retry_invalid: bool = False,
 ) -> RunCounts:
@@ -192,7 +193,7 @@ def score_jsonl_ray(
         pool = [spawn() for _ in range(workers)]
         _check_ready(ray, pool, config)
         for row in _Pool(ray, pool, spawn).scored(chain([first], pending)):
-            emit(row)
+            emit([row])
 
     try:
         return run_jsonl(

@@ -1,13 +1,14 @@
 """The JSONL runner behind `rewardkit score`: rollouts in, one result line per rollout out.
 
 Each rollout line is a JSON object of sample fields plus an optional `id` (default: its line
-number) and `group` (e.g. the GRPO prompt id, copied to its result); ids must be unique,
-which is checked before anything is scored. Each result line is `{"id", "line", "group"?,
-"reward", "valid", "judges", "error"?}`, written and flushed as soon as its sample finishes,
-so a killed run resumes where it stopped: rollouts whose `id` is already in the results file
-are skipped (with `retry_invalid`, only those with a valid result). A line that cannot be a
-sample (see `_lines`) is reported and written as an invalid result with its line number as
-id; the rest are scored.
+number) and `group` (e.g. the GRPO prompt id, copied to its result). The file is read once,
+as it is scored. Ids must be unique: they are checked as they are read (`SeenIds`), and a
+repeated one stops the run there, naming both lines. Each result line is `{"id", "line",
+"group"?, "reward", "valid", "judges", "error"?}`; the lines of each chunk of samples are
+written and flushed together as it finishes, whole, so a killed run resumes where it stopped:
+rollouts whose `id` is already in the results file are skipped (with `retry_invalid`, only
+those with a valid result). A line that cannot be a sample (see `_lines`) is reported and
+written as an invalid result with its line number as id; the rest are scored.
 """
 
 from __future__ import annotations
@@ -34,8 +35,9 @@ from rewardkit.batch._scorer import Scorer
 
 __all__ = [
     "MAX_LINE_BYTES",
+    "Progress",
     "RunCounts",
-    "check_unique_ids",
+    "SeenIds",
     "done_results",
     "result_row",
     "rollouts_left",
@@ -46,8 +48,10 @@ __all__ = [
 MAX_LINE_BYTES = MAX_LINE_MIB << 20
 Row = dict[str, Any]
 """One results-file line as a plain dict."""
-Emit = Callable[[Row], None]
-"""Appends one scored row to the results file (and counts it)."""
+Progress = Callable[[Row], None]
+"""Told of each result row as it is written (a progress bar)."""
+Emit = Callable[[list[Row]], None]
+"""Appends scored rows to the results file, in one write (and counts them)."""
 BadLine = Callable[[int, str], None]
 """Called with the line number and the problem of each rollout line that cannot be scored."""
 Key = tuple[SampleId, int, SampleId | None]
@@ -117,25 +121,53 @@ def done_results(out: Path) -> dict[str, bool]:
     return done
 
 
-def check_unique_ids(rollouts: Path, cap: int = MAX_LINE_BYTES) -> None:
-    """Refuse a rollouts file where two lines share an id (resume would skip one of them).
+class SeenIds:
+    """The ids read so far, in a fixed 32 MiB whatever their number: a Bloom filter, which
+    may answer "seen" for a new id (about once in 10^10 ids up to a million, once in 10^4 at
+    ten million) but never "new" for a seen one. A "seen" is then checked by reading the
+    ids of the lines before it again, so only a real repeat stops the run."""
 
-    Raises:
-        ConfigError: naming the id and both lines.
-    """
-    first: dict[str, int] = {}
-    for number, raw in _lines(rollouts, cap):
-        try:
-            sample_id: SampleId = parse_line(raw, number, cap)[0]
-        except LineError:
-            sample_id = number  # what it is recorded under
-        key = _key(sample_id)
-        if (seen := first.setdefault(key, number)) != number:
+    _BITS = 1 << 28
+    _HASHES = 6
+
+    def __init__(self, rollouts: Path, cap: int) -> None:
+        self.rollouts = rollouts
+        self.cap = cap
+        self.bits = bytearray(self._BITS >> 3)  # zeroed pages cost no memory until touched
+
+    def add(self, sample_id: SampleId, number: int) -> None:
+        """Record line `number`'s id.
+
+        Raises:
+            ConfigError: an earlier line has this id (naming both lines).
+        """
+        digest = hash((sample_id, type(sample_id) is str))
+        step, bits, seen = digest >> 32 | 1, self.bits, True
+        for _ in range(self._HASHES):
+            digest = (digest + step) & (self._BITS - 1)
+            byte, bit = digest >> 3, 1 << (digest & 7)
+            if not bits[byte] & bit:
+                bits[byte] |= bit
+                seen = False
+        if seen and (first := self._first_line(sample_id, number)) is not None:
             raise ConfigError(
-                f"id {key} is on lines {seen} and {number}. Give every rollout a unique 'id' "
-                "(a line without one has its line number as id).",
-                path=rollouts,
+                f"id {_key(sample_id)} is on lines {first} and {number}. Give every rollout a "
+                "unique 'id' (a line without one has its line number as id); the lines before "
+                f"{number} were scored, so a rerun resumes there.",
+                path=self.rollouts,
             )
+
+    def _first_line(self, sample_id: SampleId, before: int) -> int | None:
+        for number, raw in _lines(self.rollouts, self.cap):
+            if number >= before:
+                return None
+            try:
+                earlier: SampleId = parse_line(raw, number, self.cap)[0]
+            except LineError:
+                earlier = number  # what it is recorded under
+            if earlier == sample_id and type(earlier) is type(sample_id):
+                return number
+        return None
 
 
 def rollouts_left(rollouts: Path, out: Path, cap: int = MAX_LINE_BYTES) -> int:
@@ -161,7 +193,7 @@ def score_jsonl(
     out: Path,
     *,
     on_bad_line: BadLine,
-    on_result: Emit | None = None,
+    on_result: Progress | None = None,
     max_line_bytes: int = MAX_LINE_BYTES,
     retry_invalid: bool = False,
 ) -> RunCounts:
@@ -187,19 +219,18 @@ def run_jsonl(
     out: Path,
     *,
     on_bad_line: BadLine,
-    on_result: Emit | None = None,
+    on_result: Progress | None = None,
     max_line_bytes: int = MAX_LINE_BYTES,
     retry_invalid: bool = False,
 ) -> RunCounts:
-    """Check the ids, resume, read the rollouts, and let `write` score those left (any backend).
+    """Resume, read the rollouts, and let `write` score those left (any backend).
 
     With `retry_invalid`, invalid results are first removed from `out` (atomically), so
     their rollouts are scored again.
 
     Raises:
-        ConfigError: two rollouts share an id (before anything is written).
+        ConfigError: two rollouts share an id (when the second is read).
     """
-    check_unique_ids(rollouts, max_line_bytes)
     counts = RunCounts()
     if retry_invalid:
         counts.retried = drop_invalid(out)
@@ -208,15 +239,17 @@ def run_jsonl(
     _end_with_newline(out)
     with out.open("a", encoding="utf-8") as sink:
 
-        def put(row: Row) -> None:
-            sink.write(json.dumps(row, ensure_ascii=False) + "\n")
+        def put(rows: list[Row]) -> None:
+            sink.write("".join(f"{_dumps(row)}\n" for row in rows))
             sink.flush()
             if on_result is not None:
-                on_result(row)
+                for row in rows:
+                    on_result(row)
 
-        def emit(row: Row) -> None:
-            counts.add(row)
-            put(row)
+        def emit(rows: list[Row]) -> None:
+            for row in rows:
+                counts.add(row)
+            put(rows)
 
         def bad(number: int, problem: str) -> None:
             row: Row = {"id": number, "line": number, "reward": None, "valid": False}
@@ -225,7 +258,7 @@ def run_jsonl(
             counts.note(row)
             on_bad_line(number, problem)
             if _key(number) not in done:
-                put(row)
+                put([row])
 
         write(_read(rollouts, max_line_bytes, done, counts, bad), emit)
     return counts
@@ -254,26 +287,32 @@ def drop_invalid(out: Path) -> int:
 
 
 async def _write(scorer: Scorer, items: Items, emit: Emit) -> None:
-    async for (sample_id, number, group), result in scorer.stream(items):
-        emit(result_row(sample_id, number, group, result))
+    async for chunk in scorer.stream_chunks(items):
+        emit([result_row(i, number, group, result) for (i, number, group), result in chunk])
 
 
 def _read(
     rollouts: Path, cap: int, done: dict[str, bool], counts: RunCounts, bad: BadLine
 ) -> Items:
+    seen = SeenIds(rollouts, cap)
     for number, raw in _lines(rollouts, cap):
         try:
             sample_id, data = parse_line(raw, number, cap)
             group = take_group(data)
         except LineError as exc:
+            seen.add(number, number)
             bad(number, str(exc))
             continue
-        valid = done.get(_key(sample_id))
+        seen.add(sample_id, number)
+        valid = done.get(_key(sample_id)) if done else None
         if valid is not None:
             counts.skipped += 1
             counts.valid_before += valid
             continue
         yield (sample_id, number, group), data
+
+
+_dumps = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def _key(sample_id: object) -> str:

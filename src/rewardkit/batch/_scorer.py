@@ -9,6 +9,7 @@ loop (a notebook's, a trainer's): the batch then runs on a helper thread's loop.
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 import uuid
 import weakref
@@ -41,7 +42,6 @@ if TYPE_CHECKING:
         VerlComputeScore,
     )
     from rewardkit.batch._forked import ForkedPool
-    from rewardkit.batch._processes import SamplePool
 
 __all__ = ["MEMORY_MIB", "ON_ERROR", "Recipe", "SampleLike", "Scorer", "load"]
 
@@ -206,6 +206,7 @@ class Scorer:
         self.backend = backend
         self.deadline = deadline
         self.max_concurrent = max_concurrent
+        self.memory_mib = memory_mib
         self.on_error: ErrorPolicy = on_error
         self.recipe = recipe
         """How to load this scorer again (`None` when built without `load`)."""
@@ -215,10 +216,9 @@ class Scorer:
         self._score_one: Callable[[SampleLike], SampleResult] = partial(
             score_sample, backend, on_error=on_error
         )
-        self._score_chunk: Callable[[list[SampleLike]], list[SampleResult]] = partial(
-            _each, self._score_one
-        )
-        self._processes: SamplePool | None = None
+        self._score_chunk: ScoreChunk = partial(_each, self._score_one)
+        self._processes: tuple[ForkedPool, ThreadPoolExecutor] | None = None
+        """The pool of `score_batch(processes=N)` and its N threads."""
         self._forked: ForkedPool | None = None
         if deadline is not None and hasattr(os, "fork"):
             from rewardkit.batch._forked import ForkedPool
@@ -266,7 +266,8 @@ class Scorer:
         if self._forked is not None:
             self._forked.close()
         if self._processes is not None:
-            self._processes.close()
+            self._processes[0].close()
+            self._processes[1].shutdown(wait=False, cancel_futures=True)
         self._pool.shutdown(wait=False, cancel_futures=True)
 
     def score(self, sample: SampleLike) -> SampleResult:
@@ -285,37 +286,38 @@ class Scorer:
     ) -> list[SampleResult]:
         """Score `samples` concurrently (at most `max_concurrent` at once), in input order.
 
-        With `processes=N`, in N spawned processes (each loads the reward once, then scores
-        chunks of samples, `max_concurrent` at once), for CPU-bound rewards that threads cannot
-        speed up. The processes are kept for later calls with the same N until `close()`.
+        With `processes=N`, in N forked worker processes that score chunks of samples (under
+        the deadline, if any), for CPU-bound rewards that threads cannot speed up. The
+        processes are kept for later calls with the same N until `close()`.
 
         Raises:
-            ConfigError: `processes` is below 1, or the reward cannot be sent to a process.
+            ConfigError: `processes` is below 1.
         """
         if processes is None:
             return _sync(self.score_batch_async(samples))
-        return self._process_pool(processes).score(list(samples))
+        pool, threads = self._process_pool(processes)
+        return _sync(self._in_order(samples, pool.score_chunk, threads, processes))
 
-    def _process_pool(self, size: int) -> SamplePool:
-        from rewardkit.batch._processes import SamplePool
+    def _process_pool(self, size: int) -> tuple[ForkedPool, ThreadPoolExecutor]:
+        from rewardkit.batch._forked import ForkedPool
 
         if size < 1:
             raise ConfigError(f"processes must be at least 1 (got {size})")
-        if self.recipe is None:
-            raise ConfigError("score_batch(processes=...) needs a Scorer built by rewardkit.load")
-        if self._processes is None or self._processes.size != size or self._processes.broken:
+        if not hasattr(os, "fork"):
+            raise ConfigError("score_batch(processes=...) needs os.fork (Linux or macOS)")
+        if self._processes is None or self._processes[0].size != size:
             if self._processes is not None:
-                self._processes.close()
-            self._processes = SamplePool(self.recipe, size)
+                self._processes[0].close()
+                self._processes[1].shutdown(wait=False)
+            run = partial(score_sample, self.backend, on_error=self.on_error)
+            deadline = math.inf if self.deadline is None else self.deadline
+            pool = ForkedPool(run, size=size, deadline=deadline, memory_mib=self.memory_mib)
+            self._processes = pool, ThreadPoolExecutor(size, thread_name_prefix="rewardkit-batch")
         return self._processes
 
     async def score_batch_async(self, samples: Iterable[SampleLike]) -> list[SampleResult]:
         """`score_batch` on the running event loop."""
-        listed = list(samples)
-        results: list[SampleResult | None] = [None] * len(listed)
-        async for index, result in self._chunked(enumerate(listed), len(listed)):
-            results[index] = result
-        return results  # type: ignore[return-value]  # every index is filled
+        return await self._in_order(samples, self._score_chunk, self._pool, self.max_concurrent)
 
     async def stream(
         self, items: Iterable[tuple[Any, SampleLike]]
@@ -325,39 +327,71 @@ class Scorer:
         Samples go to the workers in chunks (a few at first, then about 20 ms of work each),
         at most `max_concurrent` chunks at once, so a long input is never held in memory.
         """
-        async for pair in self._chunked(items, None):
-            yield pair
+        async for chunk in self.stream_chunks(items):
+            for pair in chunk:
+                yield pair
+
+    async def stream_chunks(
+        self, items: Iterable[tuple[Any, SampleLike]]
+    ) -> AsyncIterator[list[tuple[Any, SampleResult]]]:
+        """`stream`, a finished chunk of pairs at a time."""
+        work = self._chunked(items, None, self._score_chunk, self._pool, self.max_concurrent)
+        async for chunk in work:
+            yield chunk
+
+    async def _in_order(
+        self,
+        samples: Iterable[SampleLike],
+        score: ScoreChunk,
+        threads: ThreadPoolExecutor,
+        width: int,
+    ) -> list[SampleResult]:
+        listed = list(samples)
+        results: list[SampleResult | None] = [None] * len(listed)
+        work = self._chunked(enumerate(listed), len(listed), score, threads, width)
+        async for chunk in work:
+            for index, result in chunk:
+                results[index] = result
+        return results  # type: ignore[return-value]  # every index is filled
 
     async def _chunked(
-        self, items: Iterable[tuple[Any, SampleLike]], total: int | None
-    ) -> AsyncIterator[tuple[Any, SampleResult]]:
+        self,
+        items: Iterable[tuple[Any, SampleLike]],
+        total: int | None,
+        score: ScoreChunk,
+        threads: ThreadPoolExecutor,
+        width: int,
+    ) -> AsyncIterator[list[tuple[Any, SampleResult]]]:
+        """Chunks of `items` scored by `score`, `width` at once on threads, as they finish."""
         loop = asyncio.get_running_loop()
         source = iter(items)
-        sizes = _ChunkSizes(
-            total=total,
-            workers=self.max_concurrent,
-            single=self.deadline is not None and self._forked is None,
-        )
+        single = self.deadline is not None and self._forked is None and score == self._score_chunk
+        sizes = _ChunkSizes(total=total, workers=width, single=single)
         running: dict[asyncio.Future[list[SampleResult]], list[Any]] = {}
+        stop: Exception | None = None  # reading `items` failed: finish what was read, then raise
         try:
             while True:
-                while len(running) < self.max_concurrent and (
-                    chunk := list(islice(source, sizes.next))
-                ):
-                    work = loop.run_in_executor(
-                        self._pool, self._score_chunk, [sample for _, sample in chunk]
-                    )
-                    if sizes.single:  # no process to kill: the deadline drops the sample
+                while stop is None and len(running) < width:
+                    chunk: list[tuple[Any, SampleLike]] = []
+                    try:
+                        chunk.extend(islice(source, sizes.next))  # keeps what came before
+                    except Exception as exc:
+                        stop = exc
+                    if not chunk:
+                        break
+                    work = loop.run_in_executor(threads, score, [sample for _, sample in chunk])
+                    if single:  # no process to kill: the deadline drops the sample
                         work = asyncio.ensure_future(self._chunk_deadline(work))
                     running[work] = [key for key, _ in chunk]
                 if not running:
+                    if stop is not None:
+                        raise stop
                     return
                 finished, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
                 for work in finished:
                     results = work.result()
                     sizes.learn(results)
-                    for pair in zip(running.pop(work), results, strict=True):
-                        yield pair
+                    yield list(zip(running.pop(work), results, strict=True))
         finally:
             for work in running:
                 work.cancel()
@@ -399,6 +433,7 @@ class Scorer:
         return verl_compute_score(self, invalid=invalid)
 
 
+ScoreChunk = Callable[[list[SampleLike]], list[SampleResult]]
 _CHUNK_S = 0.02
 """About how long one chunk of samples takes: its round trip then costs under 1%."""
 _MAX_CHUNK = 256

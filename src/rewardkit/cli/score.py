@@ -82,10 +82,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--backend",
         choices=("local", "process", "ray"),
         default=env("REWARDKIT_BACKEND", "local"),
-        help="local: threads in this process; process: --workers processes on this machine "
-        "(for CPU-bound rewards); ray: --workers actors on a Ray cluster (RAY_ADDRESS, else a "
-        "local instance; the config path must exist on every node) "
-        "(env REWARDKIT_BACKEND; default local)",
+        help="local: --workers worker processes on this machine, each scoring chunks of "
+        "rollouts (process: the same, its former name); ray: --workers actors on a Ray "
+        "cluster (RAY_ADDRESS, else a local instance; the config path must exist on every "
+        "node) (env REWARDKIT_BACKEND; default local)",
     )
     parser.add_argument(
         "--retry-invalid",
@@ -125,7 +125,7 @@ def _run(args: argparse.Namespace) -> RunCounts:
     from rewardkit.batch import load
     from rewardkit.batch._runner import score_jsonl
 
-    local = args.backend == "local"
+    local = args.backend != "ray"  # `process` is what `local` does: worker processes
     if not args.rollouts.is_file():
         raise ConfigError("rollouts file not found", path=args.rollouts)
     if not args.config.exists():
@@ -137,8 +137,8 @@ def _run(args: argparse.Namespace) -> RunCounts:
 
         require_ray()
         os.environ["REWARDKIT_RAY_CONNECT_TIMEOUT"] = str(args.ray_connect_timeout)
-    # Also with processes or Ray: config errors show here, once, before any worker starts
-    # (without a deadline, so that no worker process of ours starts here for nothing).
+    # Also with Ray: config errors show here, once, before any worker starts (without a
+    # deadline, so that no worker process of ours starts here for nothing).
     scorer = load(
         args.config,
         deadline=args.deadline if local else None,
@@ -198,13 +198,10 @@ def _score_elsewhere(
     bad_line: Callable[[int, str], None],
     advance: Callable[[Row], None] | None,
 ) -> RunCounts:
-    """Score on worker processes or Ray actors; the driver still reads and writes the files."""
-    if args.backend == "process":
-        from rewardkit.batch._processes import score_jsonl_processes as run
-    else:
-        from rewardkit.batch._ray import score_jsonl_ray as run
+    """Score on Ray actors; the driver still reads and writes the files."""
+    from rewardkit.batch._ray import score_jsonl_ray
 
-    return run(
+    return score_jsonl_ray(
         args.config,
         args.rollouts,
         args.out,

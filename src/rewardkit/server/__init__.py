@@ -1,7 +1,6 @@
 """The HTTP reward service (`rewardkit serve`; needs the `server` extra).
 
-Names load on first use, so that a scoring process (it imports `rewardkit.server._worker`) does
-not import FastAPI.
+Names load on first use: `import rewardkit.server` imports no FastAPI.
 """
 
 from __future__ import annotations

@@ -42,7 +42,7 @@ from rewardkit.server._models import (
     ValidateIn,
     ValidateOut,
 )
-from rewardkit.server._pool import WorkerError, Workers, recipe_for
+from rewardkit.server._pool import WorkerError, Workers
 
 __all__ = ["create_app"]
 
@@ -68,11 +68,10 @@ def create_app(
 ) -> FastAPI:
     """Build the reward service for `scorer`.
 
-    Samples are scored in up to `scorer.max_concurrent` scoring processes, spawned on demand
-    and reused. Each builds the scorer again: it loads the config, or unpickles the reward
-    functions (so define them at the top level of an importable module, and build the app of
-    a script under `if __name__ == "__main__":`). A request past its deadline has its samples'
-    processes killed, so a hung sample frees its slot when its request is answered.
+    Samples are scored `scorer.max_concurrent` at once in worker processes forked from the
+    server at its first request (they inherit the loaded reward, so any function works, a
+    lambda included). A request past its deadline has its samples' processes killed, so a
+    hung sample frees its slot when its request is answered.
 
     Args:
         scorer: the loaded reward (`rewardkit.load(...)`), best without a deadline of its own
@@ -97,7 +96,7 @@ def create_app(
 
     Raises:
         ConfigError: a limit is not positive, the token is empty, or `workspace_root` is not a
-            directory, or the reward functions cannot be pickled.
+            directory.
 
     Example:
         >>> import rewardkit as rk
@@ -119,9 +118,7 @@ def create_app(
     if token is not None and not token.strip():
         raise ConfigError("token is empty; pass a non-empty secret, or None to serve without one")
     workspaces = None if workspace_root is None else _directory("workspace_root", workspace_root)
-    workers = Workers(
-        recipe_for(scorer), size=scorer.max_concurrent, deadline=limits.sample_deadline
-    )
+    workers = Workers(scorer, size=scorer.max_concurrent, deadline=limits.sample_deadline)
     from rewardkit import __version__
 
     app = FastAPI(

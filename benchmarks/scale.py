@@ -1,0 +1,259 @@
+"""Safety at the speed of a plain loop: rewardkit side by side with the plain loop, in one run.
+
+    .venv/bin/python benchmarks/scale.py [--sizes 10000,100000,1000000] [--runs 3] [--only S]
+
+The plain loop is what TRL and verl do in-process: read each JSONL line, call the reward
+function, write the same result line. Sections (`--only score,batch,processes`):
+
+- `score`: `rewardkit score` with its default deadline (every sample in a worker process that
+  the deadline kills) and one exact-match `@reward_function` judge from an eval.yaml, at each
+  N of `--sizes`: CPU per sample of the whole process tree (driver, supervisors, workers:
+  `RUSAGE_CHILDREN` once all are reaped) against the plain loop's, the time from start to
+  the first result line, and the peak RSS of the whole process tree (sampled every 20 ms).
+- `batch`: `rk.load(...).score_batch` CPU per sample, the same function passed directly
+  (no deadline; `deadline=10`) and from an eval.yaml, against the plain loop over the same
+  samples in memory.
+- `processes`: `score_batch(processes=1)` vs `processes=2` on a CPU-bound reward (about
+  1.5 ms of pure Python per sample), wall time.
+
+Medians of `--runs` (default 3) runs, interleaved.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import rewardkit as rk
+
+ROOT = Path(__file__).resolve().parent.parent
+REWARD = '''
+import rewardkit as rk
+
+@rk.reward_function
+def exact(messages, ground_truth=None, **kwargs):
+    return messages[-1]["content"].strip() == ground_truth
+
+@rk.reward_function
+def busy(messages, **kwargs):
+    """CPU-bound on purpose: about 1.5 ms of pure Python."""
+    text, total = messages[-1]["content"], 0
+    for i in range(15_000):
+        total += (ord(text[i % len(text)]) * i) % 7
+    return total % 2 == 0
+'''
+PLAIN = '''
+import json, sys
+sys.path.insert(0, sys.argv[3])
+from scale_reward import exact
+with open(sys.argv[1], "rb") as rollouts, open(sys.argv[2], "w") as out:
+    for number, line in enumerate(rollouts, 1):
+        sample = json.loads(line)
+        messages = [{"role": "user", "content": sample["prompt"]},
+                    {"role": "assistant", "content": sample["completion"]}]
+        reward = float(exact(messages=messages, ground_truth=sample["ground_truth"]).score)
+        row = {"id": sample["id"], "line": number, "reward": reward, "valid": True,
+               "judges": {"exact": reward}}
+        out.write(json.dumps(row, ensure_ascii=False) + "\\n")
+'''
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", default="10000,100000,1000000")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--only", default="score,batch,processes")
+    args = parser.parse_args()
+    sections = set(args.only.split(","))
+    with tempfile.TemporaryDirectory() as folder:
+        work = Path(folder)
+        (work / "scale_reward.py").write_text(REWARD)
+        (work / "plain.py").write_text(PLAIN)
+        (work / "eval.yaml").write_text(
+            "judges:\n  - {name: exact, module: scale_reward, function: exact}\n"
+        )
+        sys.path.insert(0, str(work))
+        if "score" in sections:
+            for n in map(int, args.sizes.split(",")):
+                score_section(work, n, args.runs)
+        if "batch" in sections:
+            batch_section(work, args.runs)
+        if "processes" in sections:
+            processes_section(args.runs)
+
+
+def score_section(work: Path, n: int, runs: int) -> None:
+    rollouts = work / f"r{n}.jsonl"
+    with rollouts.open("w") as f:
+        for i in range(n):
+            truth = str(i) if i % 3 else "x"
+            f.write(json.dumps({"id": f"s{i}", "prompt": "2+2?", "completion": str(i),
+                                "ground_truth": truth}) + "\n")
+    plain, ours = [], []
+    for _ in range(runs):
+        out = work / "plain.jsonl"
+        plain.append(_run([sys.executable, str(work / "plain.py"), str(rollouts), str(out),
+                           str(work)], out))
+        out = work / "ours.jsonl"
+        out.unlink(missing_ok=True)
+        cmd = [sys.executable, "-m", "rewardkit", "score", str(rollouts), "--config",
+               str(work / "eval.yaml"), "--out", str(out), "--no-progress"]
+        ours.append(_run(cmd, out, cwd=work))
+        assert sum(1 for _ in out.open()) == n, "every rollout has a result line"
+    p_cpu = statistics.median(r["cpu_s"] for r in plain) / n * 1e6
+    o_cpu = statistics.median(r["cpu_s"] for r in ours) / n * 1e6
+    print(f"score N={n:,}: CPU/sample plain loop {p_cpu:.1f} us, rewardkit score {o_cpu:.1f} us "
+          f"({o_cpu / p_cpu:.2f}x); wall plain {_med(plain, 'wall_s'):.2f} s, ours "
+          f"{_med(ours, 'wall_s'):.2f} s; first result line after {_med(ours, 'first_s'):.2f} s; "
+          f"peak tree RSS plain {_med(plain, 'rss_mb'):.0f} MB, ours {_med(ours, 'rss_mb'):.0f} MB",
+          flush=True)
+
+
+def _med(runs: list[dict[str, float]], key: str) -> float:
+    return statistics.median(run[key] for run in runs)
+
+
+def _run(cmd: list[str], out: Path, cwd: Path | None = None) -> dict[str, float]:
+    """Run `cmd`; its whole tree's CPU, wall time, first output line and peak tree RSS."""
+    out.unlink(missing_ok=True)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    child = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL)
+    peak, first = [0], [float("nan")]
+
+    def watch() -> None:
+        while child.poll() is None:
+            if first[0] != first[0] and out.exists() and out.stat().st_size:
+                first[0] = time.perf_counter() - start
+            peak[0] = max(peak[0], _tree_rss(child.pid))
+            time.sleep(0.02)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    assert child.wait() == 0, cmd
+    wall = time.perf_counter() - start
+    watcher.join()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return {"cpu_s": cpu, "wall_s": wall, "first_s": first[0], "rss_mb": peak[0] / 1024}
+
+
+def _tree_rss(pid: int) -> int:
+    """KiB resident in `pid` and its descendants."""
+    total, todo = 0, [pid]
+    while todo:
+        pid = todo.pop()
+        try:
+            with open(f"/proc/{pid}/status") as status:
+                for line in status:
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1])
+            for task in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{task}/children") as kids:
+                    todo += map(int, kids.read().split())
+        except (OSError, ValueError):
+            continue
+    return total
+
+
+def batch_section(work: Path, runs: int) -> None:
+    from scale_reward import exact
+
+    n = 20_000
+    samples = [{"prompt": "2+2?", "completion": str(i), "ground_truth": str(i)} for i in range(n)]
+
+    def plain() -> None:
+        for s in samples:
+            messages = [{"role": "user", "content": s["prompt"]},
+                        {"role": "assistant", "content": s["completion"]}]
+            float(exact(messages=messages, ground_truth=s["ground_truth"]).score)
+
+    scorers = {
+        "function, no deadline": rk.load({"exact": exact}),
+        "function, deadline=10": rk.load({"exact": exact}, deadline=10),
+        "eval.yaml, no deadline": rk.load(work / "eval.yaml"),
+    }
+    timings: dict[str, list[float]] = {"plain loop": [], **{k: [] for k in scorers}}
+    for _ in range(runs):
+        timings["plain loop"].append(_cpu(plain) / n * 1e6)
+        for name, scorer in scorers.items():
+            scorer.score_batch(samples[:100])  # warm: threads and processes started
+            timings[name].append(_cpu(lambda s=scorer: s.score_batch(samples)) / n * 1e6)
+            results = scorer.score_batch(samples[:3])
+            assert [r.reward for r in results] == [1.0] * 3, results
+    base = statistics.median(timings["plain loop"])
+    for name, values in timings.items():
+        median = statistics.median(values)
+        print(f"score_batch N={n:,}, {name}: {median:.1f} us CPU/sample ({median / base:.2f}x)")
+    function = statistics.median(timings["function, no deadline"])
+    eval_yaml = statistics.median(timings["eval.yaml, no deadline"])
+    print(f"  eval.yaml / the function passed directly: {eval_yaml / function:.2f}x")
+    for scorer in scorers.values():
+        scorer.close()
+
+
+def _cpu(work: Callable[[], Any]) -> float:
+    """CPU seconds of `work` in this process and in worker processes reaped meanwhile, plus the
+    CPU of this process's live descendants (read from /proc)."""
+    before = _tree_cpu()
+    work()
+    return _tree_cpu() - before
+
+
+def _tree_cpu() -> float:
+    """CPU seconds of this process and every live descendant (from /proc), and reaped ones."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    own = os.times()
+    total = own.user + own.system + own.children_user + own.children_system
+    todo = [os.getpid()]
+    while todo:
+        pid = todo.pop()
+        try:
+            for task in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{task}/children") as kids:
+                    found = list(map(int, kids.read().split()))
+                todo += found
+                for kid in found:
+                    with open(f"/proc/{kid}/stat", "rb") as stat:
+                        fields = stat.read().rsplit(b")", 1)[1].split()
+                    total += sum(int(f) for f in fields[11:15]) / ticks
+        except (OSError, ValueError):
+            continue
+    return total
+
+
+def processes_section(runs: int) -> None:
+    from scale_reward import busy
+
+    n = 2_000
+    samples = [{"completion": f"text {i} " * 20} for i in range(n)]
+    scorer = rk.load({"busy": busy})
+    walls: dict[int, list[float]] = {1: [], 2: []}
+    for size in walls:
+        scorer.score_batch(samples[:50], processes=size)
+    for _ in range(runs):
+        for size in walls:
+            scorer.score_batch(samples[:20], processes=size)  # this pool, warm again
+            start = time.perf_counter()
+            results = scorer.score_batch(samples, processes=size)
+            walls[size].append(time.perf_counter() - start)
+            assert all(r.valid for r in results)
+    one, two = (statistics.median(walls[s]) for s in (1, 2))
+    print(f"score_batch(processes=N), CPU-bound reward, N={n:,}: 1 process {one:.2f} s, "
+          f"2 processes {two:.2f} s ({one / two:.2f}x)")
+    scorer.close()
+
+
+if __name__ == "__main__":
+    main()
