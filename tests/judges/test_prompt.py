@@ -202,6 +202,48 @@ def test_one_call_reads_at_most_max_total_bytes(ws: Path, monkeypatch: pytest.Mo
     ]
 
 
+def counted_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the files `_inputs` reads from now on, one entry per read."""
+    reads: list[str] = []
+    real = _inputs.read_bytes
+
+    def read_bytes(workspace: Path, path: Path, **kwargs: Any) -> bytes:
+        reads.append(Path(path).name)
+        return real(workspace, path, **kwargs)
+
+    monkeypatch.setattr(_inputs, "read_bytes", read_bytes)
+    return reads
+
+
+def test_a_file_named_by_many_criteria_is_read_once(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reads = counted_reads(monkeypatch)
+    criteria = tuple(
+        CriterionDef(name=f"c{i}", description=f"C{i}?", files=("notes.md", "src"))
+        for i in range(50)
+    )
+    d = judge(mode="individual", criteria=criteria, reference="notes.md", guard="flag")
+    requests = plan_requests(d, ws)
+    assert len(requests) == 51  # the guard's call reads the same files
+    assert sorted(reads) == ["a.py", "b.py", "notes.md"]
+    shown = {id(r.messages[1]["content"][1]["text"]) for r in requests}
+    assert len(shown) == 1  # one copy of the text, shared by every request
+
+
+def test_a_reader_still_applies_each_calls_budget(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_inputs._Budget, "__init__", lambda self: setattr(self, "left", 16))
+    reads = counted_reads(monkeypatch)
+    reader = _inputs.Reader(ws)
+    used_up = "--- src/b.py ---\n[skipped: this judge's 16 MiB of file input is used up]"
+    assert texts(reader.blocks(["src/a.py", "src/b.py"]))[1] == used_up
+    assert texts(reader.blocks(["src/b.py"])) == ["--- src/b.py ---\nprint('b')\n"]
+    assert texts(reader.blocks(["src/a.py", "src/b.py"]))[1] == used_up
+    assert sorted(reads) == ["a.py", "b.py"]
+
+
 def test_the_reference_may_live_outside_the_workspace(ws: Path) -> None:
     reference = ws.parent / "tests" / "reference.md"
     reference.parent.mkdir()

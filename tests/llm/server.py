@@ -5,9 +5,10 @@
 API (`POST /v1/messages`, key in `x-api-key`; a forced tool call is answered with a
 `tool_use` block whose input is the scripted JSON). Either answers from a script of `Reply` values (one per
 request, in arrival order; `then` answers once the script is used up), or from a
-`responder` function of the request body. It records every request body and the most
-requests it ever had in flight at once, so tests can check retries and limits from the
-server's side of the wire.
+`responder` function of the request body. It records every request body, the most
+requests it ever had in flight at once, and the connections they came on, so tests can
+check retries, limits and keep-alive from the server's side of the wire. With `tls` (a
+server-side `ssl.SSLContext`) it answers on https.
 
     with ChatServer(latency=0.2) as server:
         server.script(error(429, retry_after=1), ok('{"score": 1}'))
@@ -18,6 +19,7 @@ server's side of the wire.
 from __future__ import annotations
 
 import json
+import ssl
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -117,6 +119,7 @@ class _State:
     responder: Callable[[dict[str, Any]], Reply] | None = None
     requests: list[dict[str, Any]] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)
+    peers: set[tuple[str, int]] = field(default_factory=set)
     in_flight: int = 0
     max_in_flight: int = 0
 
@@ -124,13 +127,22 @@ class _State:
 class ChatServer:
     """A scriptable chat endpoint on an ephemeral port, served from a thread."""
 
-    def __init__(self, *, latency: float = 0.0, protocol: Protocol = "openai") -> None:
+    def __init__(
+        self,
+        *,
+        latency: float = 0.0,
+        protocol: Protocol = "openai",
+        tls: ssl.SSLContext | None = None,
+    ) -> None:
         self.latency = latency
         self.protocol = protocol
         self._state = _State()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._httpd = _Server(("127.0.0.1", 0), _handler_for(self))
+        self._scheme = "http" if tls is None else "https"
+        if tls is not None:
+            self._httpd.socket = tls.wrap_socket(self._httpd.socket, server_side=True)
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
         )
@@ -138,7 +150,7 @@ class ChatServer:
     @property
     def url(self) -> str:
         """The base URL to give a client (`.../v1` for OpenAI, the root for Anthropic)."""
-        root = f"http://127.0.0.1:{self._httpd.server_address[1]}"
+        root = f"{self._scheme}://127.0.0.1:{self._httpd.server_address[1]}"
         return root if self.protocol == "anthropic" else f"{root}/v1"
 
     def script(self, *replies: Reply, then: Reply | None = None) -> None:
@@ -171,6 +183,12 @@ class ChatServer:
             return len(self._state.requests)
 
     @property
+    def connections(self) -> int:
+        """How many connections the requests came on."""
+        with self._lock:
+            return len(self._state.peers)
+
+    @property
     def max_in_flight(self) -> int:
         """The most requests that were being answered at the same moment."""
         with self._lock:
@@ -199,11 +217,12 @@ class ChatServer:
 
     # -- called from handler threads ---------------------------------------------------
 
-    def _enter(self, body: dict[str, Any], headers: dict[str, str]) -> Reply:
+    def _enter(self, body: dict[str, Any], headers: dict[str, str], peer: tuple[str, int]) -> Reply:
         with self._lock:
             state = self._state
             state.requests.append(body)
             state.headers.append(headers)
+            state.peers.add(peer)
             state.in_flight += 1
             state.max_in_flight = max(state.max_in_flight, state.in_flight)
             if state.responder is not None:
@@ -290,7 +309,7 @@ def _handler_for(server: ChatServer) -> type[BaseHTTPRequestHandler]:
             length = int(self.headers.get("Content-Length") or 0)
             body = json.loads(self.rfile.read(length) or b"{}")
             headers = {k.lower(): v for k, v in self.headers.items()}
-            reply = server._enter(body, headers)
+            reply = server._enter(body, headers, self.client_address)
             anthropic = server.protocol == "anthropic"
             path = "/v1/messages" if anthropic else "/v1/chat/completions"
             if anthropic:

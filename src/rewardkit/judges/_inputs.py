@@ -7,8 +7,9 @@ note `[outside the workspace]` and is never read; an absolute path inside it (`/
 with workspace `/app`, as Harbor tasks write them) is accepted. A task author's `reference`
 may also name an absolute path outside the workspace (e.g. in the tests directory, out of the
 agent's reach). Nothing is dropped silently: each file the judge cannot see as text or image
-is replaced by a note saying why. One call reads at most `MAX_TOTAL_BYTES`, and a directory
-contributes at most `MAX_DIR_ENTRIES` entries.
+is replaced by a note saying why. One call shows at most `MAX_TOTAL_BYTES` of files, and a
+directory contributes at most `MAX_DIR_ENTRIES` entries. A `Reader` serves all the requests
+of one judge, so a file named by 500 criteria is read once.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ __all__ = [
     "MAX_DIR_ENTRIES",
     "MAX_TOTAL_BYTES",
     "Block",
+    "Reader",
     "path_blocks",
     "paths_blocks",
     "text_block",
@@ -64,6 +66,19 @@ class _Budget:
     left: int = MAX_TOTAL_BYTES
 
 
+@dataclass(frozen=True)
+class _File:
+    """A file (not a directory) a path names, shown once it is read."""
+
+    target: Path
+    """Resolved, and confined unless the task author's own."""
+    label: str
+
+
+_Entry = list[Block] | _File
+"""What a path contributes: a note, or a file."""
+
+
 def text_block(text: str) -> Block:
     return {"type": "text", "text": text}
 
@@ -72,14 +87,58 @@ def _note(label: str, note: str) -> list[Block]:
     return [text_block(f"--- {label} ---\n{note}")]
 
 
-def paths_blocks(workspace: Path, paths: Sequence[str], *, author: bool = False) -> list[Block]:
-    """The blocks of every path in `paths`, in order, within one `MAX_TOTAL_BYTES` budget.
+class Reader:
+    """One judge's reads of a workspace: each path resolved, each file read, once.
 
-    `author=True` also reads absolute paths outside the workspace (trusted, author-written
-    locations such as the tests directory).
+    However many criteria name a file, it is read once and all their requests share its
+    blocks (one copy in memory). What the workspace holds is taken as it was at the first
+    read: later changes are not seen.
     """
-    budget = _Budget()
-    return [block for path in paths for block in _path(workspace, path, budget, author)]
+
+    def __init__(self, workspace: Path) -> None:
+        self.workspace = workspace
+        self._paths: dict[tuple[str, bool], list[_Entry]] = {}
+        self._reads: dict[Path, bytes | str] = {}
+        """A file's bytes, or the note saying why there are none."""
+        self._shown: dict[tuple[Path, str], list[Block]] = {}
+
+    def blocks(self, paths: Sequence[str], *, author: bool = False) -> list[Block]:
+        """The blocks of every path in `paths`, in order, within one `MAX_TOTAL_BYTES` budget.
+
+        `author=True` also reads absolute paths outside the workspace (trusted, author-written
+        locations such as the tests directory).
+        """
+        budget = _Budget()
+        blocks: list[Block] = []
+        for path in paths:
+            key = (path, author)
+            if key not in self._paths:
+                self._paths[key] = _entries(self.workspace, path, author)
+            for entry in self._paths[key]:
+                blocks += self._file(entry, budget) if isinstance(entry, _File) else entry
+        return blocks
+
+    def _file(self, file: _File, budget: _Budget) -> list[Block]:
+        data = self._reads.get(file.target)
+        if data is None:
+            data = _read(self.workspace, file.target, budget.left)
+            if data is None:  # it does not fit in this call's budget: left unread
+                return _used_up(file.label)
+            self._reads[file.target] = data
+        if isinstance(data, str):
+            return _note(file.label, data)
+        if len(data) > budget.left:
+            return _used_up(file.label)
+        budget.left -= len(data)
+        key = (file.target, file.label)
+        if key not in self._shown:
+            self._shown[key] = _shown(data, file.target.suffix.lower(), file.label)
+        return self._shown[key]
+
+
+def paths_blocks(workspace: Path, paths: Sequence[str], *, author: bool = False) -> list[Block]:
+    """`Reader.blocks` of a reader of its own: the files are read afresh."""
+    return Reader(workspace).blocks(paths, author=author)
 
 
 def path_blocks(workspace: Path, path: str) -> list[Block]:
@@ -88,27 +147,27 @@ def path_blocks(workspace: Path, path: str) -> list[Block]:
     A directory contributes its regular files in name order, hidden ones left out; its
     subdirectories are named in a note, not read.
     """
-    return _path(workspace, path, _Budget(), False)
+    return Reader(workspace).blocks([path])
 
 
-def _path(workspace: Path, path: str, budget: _Budget, author: bool) -> list[Block]:
+def _entries(workspace: Path, path: str, author: bool) -> list[_Entry]:
     try:
         target = confine(workspace, path, author=author)
     except OutsideWorkspace:
-        return _note(path, "[outside the workspace]")
+        return [_note(path, "[outside the workspace]")]
     if target.is_dir():
-        return _directory(workspace, target, path, budget)
+        return _directory(workspace, target, path)
     if not target.exists():
-        return _note(path, "[not found]")
-    return _file(workspace, target, path, budget)
+        return [_note(path, "[not found]")]
+    return [_File(target, path)]
 
 
-def _directory(workspace: Path, directory: Path, label: str, budget: _Budget) -> list[Block]:
+def _directory(workspace: Path, directory: Path, label: str) -> list[_Entry]:
     try:
         names, more = _listing(directory)
     except OSError:
-        return _note(label, "[unreadable]")
-    blocks: list[Block] = []
+        return [_note(label, "[unreadable]")]
+    entries: list[_Entry] = []
     subdirectories: list[str] = []
     prefix = label.rstrip("/")
     for name in names:
@@ -116,18 +175,19 @@ def _directory(workspace: Path, directory: Path, label: str, budget: _Budget) ->
         try:
             child = confine(workspace, directory / name, author=False)
         except OutsideWorkspace:
-            blocks += _note(child_label, "[outside the workspace]")
+            entries.append(_note(child_label, "[outside the workspace]"))
             continue
         if child.is_dir():
             subdirectories.append(f"{name}/")
         else:
-            blocks += _file(workspace, child, child_label, budget)
+            entries.append(_File(child, child_label))
     if subdirectories:
         listed = ", ".join(subdirectories)
-        blocks += _note(f"{prefix}/", f"[subdirectories not included: {listed}]")
+        entries.append(_note(f"{prefix}/", f"[subdirectories not included: {listed}]"))
     if more:
-        blocks += _note(f"{prefix}/", f"[entries after the first {MAX_DIR_ENTRIES:,} not read]")
-    return blocks or _note(f"{prefix}/", "[empty directory]")
+        more_note = f"[entries after the first {MAX_DIR_ENTRIES:,} not read]"
+        entries.append(_note(f"{prefix}/", more_note))
+    return entries or [_note(f"{prefix}/", "[empty directory]")]
 
 
 def _listing(directory: Path) -> tuple[list[str], bool]:
@@ -143,29 +203,32 @@ def _listing(directory: Path) -> tuple[list[str], bool]:
     return sorted(names), False
 
 
-def _file(workspace: Path, path: Path, label: str, budget: _Budget) -> list[Block]:
+def _read(workspace: Path, path: Path, left: int) -> bytes | str | None:
+    """The bytes of a confined file, or a note saying why not; None when it is larger than
+    the `left` bytes a call may still read (not read, so other calls may)."""
     try:
         info = path.stat()
     except OSError:
-        return _note(label, "[unreadable]")
+        return "[unreadable]"
     if not stat.S_ISREG(info.st_mode):  # a FIFO or a device would block or never end
-        return _note(label, "[not a regular file]")
+        return "[not a regular file]"
     if info.st_size > MAX_BYTES:
-        size = info.st_size
-        return _note(label, f"[skipped: file too large ({size} bytes; the limit is 1 MiB)]")
-    if info.st_size > budget.left:
-        cap = MAX_TOTAL_BYTES >> 20
-        return _note(label, f"[skipped: this judge's {cap} MiB of file input is used up]")
+        return f"[skipped: file too large ({info.st_size} bytes; the limit is 1 MiB)]"
+    if info.st_size > left:
+        return None
     try:  # `path` is confined already (or is the author's own): open it as it stands
-        data = read_bytes(workspace, path, author=True, cap=min(MAX_BYTES, budget.left))
+        return read_bytes(workspace, path, author=True, cap=MAX_BYTES)
     except OutsideWorkspace:  # swapped for a link out after the check above
-        return _note(label, "[outside the workspace]")
+        return "[outside the workspace]"
     except CapExceeded as exc:  # it grew or was swapped meanwhile
-        return _note(label, f"[skipped: {exc}]")
+        return f"[skipped: {exc}]"
     except OSError:
-        return _note(label, "[unreadable]")
-    budget.left -= len(data)
-    return _shown(data, path.suffix.lower(), label)
+        return "[unreadable]"
+
+
+def _used_up(label: str) -> list[Block]:
+    cap = MAX_TOTAL_BYTES >> 20
+    return _note(label, f"[skipped: this judge's {cap} MiB of file input is used up]")
 
 
 def _shown(data: bytes, suffix: str, label: str) -> list[Block]:

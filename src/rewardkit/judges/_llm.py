@@ -40,6 +40,10 @@ class _Call:
     usage: Usage
 
 
+_Graded = dict[CriterionDef, tuple[_Call, int]]
+"""A sample's calls by the criteria they graded, with each criterion's place in its call."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class LLMJudge(DefinedJudge):
     """An LLM judge TOML, ready to run against a workspace."""
@@ -63,15 +67,15 @@ class LLMJudge(DefinedJudge):
             return self._all_failed(
                 f"{d.source.name}: [judge].atif-trajectory: {exc} (no call was made)", started
             )
-        try:
-            plans = [plan_requests(d, workspace, trajectory=trajectory) for _ in range(d.samples)]
+        try:  # one plan for every sample: each file is read once
+            plan = plan_requests(d, workspace, trajectory=trajectory)
         except (OSError, ValueError) as exc:  # unreadable inputs: record, don't crash
             return self._all_failed(f"could not build the judge's input: {exc}", started)
         calls = await asyncio.gather(
-            *(self._ask(client, req, sample) for sample, reqs in enumerate(plans) for req in reqs)
+            *(self._ask(client, req, sample) for sample in range(d.samples) for req in plan)
         )
-        per_sample = len(plans[0]) if plans else 0
-        samples = [calls[i * per_sample : (i + 1) * per_sample] for i in range(d.samples)]
+        per_sample = len(plan)
+        samples = [_graded(calls[i * per_sample : (i + 1) * per_sample]) for i in range(d.samples)]
         outcomes = [self._outcome(c, samples, started) for c in d.criteria]
         detail: dict[str, Any] = {"judge": d.details(), "judge_output": _output(calls, d.samples)}
         usage = sum((c.usage for c in calls), Usage())
@@ -112,40 +116,36 @@ class LLMJudge(DefinedJudge):
         return _Call(request, verdicts, None, result.text, result.usage)
 
     def _combined(
-        self, criterion: CriterionDef, samples: Sequence[Sequence[_Call]], *, upper: bool = False
+        self, criterion: CriterionDef, samples: Sequence[_Graded], *, upper: bool = False
     ) -> tuple[Verdict | None, str | None]:
         votes: list[Verdict | None] = []
         errors: list[JudgeError] = []
-        for calls in samples:
-            call = next((c for c in calls if criterion in c.request.criteria), None)
+        for graded in samples:
+            call, position = graded.get(criterion, (None, 0))
             if call is None or call.verdicts is None:
                 votes.append(None)
                 if call is not None and call.error is not None:
                     errors.append(call.error)
                 continue
-            votes.append(call.verdicts[call.request.criteria.index(criterion)])
+            votes.append(call.verdicts[position])
         verdict = combine_samples(votes, upper=upper)
         return verdict, (str(errors[0]) if verdict is None and errors else None)
 
     def _outcome(
-        self, criterion: CriterionDef, samples: Sequence[Sequence[_Call]], started: float
+        self, criterion: CriterionDef, samples: Sequence[_Graded], started: float
     ) -> Outcome:
         verdict, error = self._combined(criterion, samples)
         ms = round((time.perf_counter() - started) * 1000, 3)
+        calls = [graded[criterion][0] for graded in samples if criterion in graded]
         if verdict is not None:
             outcome = verdict_outcome(
                 criterion, verdict, model=self.definition.judge, duration_ms=ms
             )
-            usage = _own_usage(criterion, samples)
+            usage = _own_usage(calls)
             if usage is not None:
                 outcome.extra["usage"] = usage.as_dict()
             return outcome
-        timed_out = any(
-            isinstance(c.error, JudgeTimeout)
-            for calls in samples
-            for c in calls
-            if criterion in c.request.criteria
-        )
+        timed_out = any(isinstance(c.error, JudgeTimeout) for c in calls)
         return Outcome(
             name=criterion.name,
             status="timeout" if timed_out else "error",
@@ -162,10 +162,18 @@ class LLMJudge(DefinedJudge):
         return failed_run(self.definition, message, duration_ms=ms)
 
 
-def _own_usage(criterion: CriterionDef, samples: Sequence[Sequence[_Call]]) -> Usage | None:
-    """What the calls grading only `criterion` cost (individual mode); None when it shared a
-    batched call, whose usage is the leaf's `usage` alone."""
-    calls = [c for s in samples for c in s if criterion in c.request.criteria]
+def _graded(calls: Sequence[_Call]) -> _Graded:
+    """The call that graded each criterion in one sample (`plan_requests` asks each once)."""
+    graded: _Graded = {}
+    for call in calls:
+        for position, criterion in enumerate(call.request.criteria):
+            graded.setdefault(criterion, (call, position))
+    return graded
+
+
+def _own_usage(calls: Sequence[_Call]) -> Usage | None:
+    """What `calls`, those grading one criterion, cost when they graded it alone (individual
+    mode); None when it shared a batched call, whose usage is the leaf's `usage` alone."""
     if not calls or any(len(c.request.criteria) != 1 for c in calls):
         return None
     return sum((c.usage for c in calls), Usage())

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from rewardkit.judges._definition import GUARD_NAME, CriterionDef, JudgeDefinition
-from rewardkit.judges._inputs import Block, paths_blocks, text_block
+from rewardkit.judges._inputs import Block, Reader, text_block
 from rewardkit.judges.formats import Binary
 
 __all__ = [
@@ -92,15 +92,22 @@ def plan_requests(
 ) -> list[JudgeRequest]:
     """Every request of one sample of `definition`: one batched call, or one call per
     criterion in individual mode (each with `criterion.files or [judge].files`); the
-    guard, when on, joins the batch or gets a call of its own."""
+    guard, when on, joins the batch or gets a call of its own. Each file is read once,
+    however many criteria name it."""
     guard = definition.guard_criterion
+    reader = Reader(workspace)
     if definition.mode == "batched":
         asked = (*definition.criteria, guard) if guard else definition.criteria
-        return [build_request(definition, asked, workspace, trajectory=trajectory)]
+        return [build_request(definition, asked, workspace, trajectory=trajectory, reader=reader)]
     singles = (*definition.criteria, guard) if guard else definition.criteria
     return [
         build_request(
-            definition, (c,), workspace, files=c.files or definition.files, trajectory=trajectory
+            definition,
+            (c,),
+            workspace,
+            files=c.files or definition.files,
+            trajectory=trajectory,
+            reader=reader,
         )
         for c in singles
     ]
@@ -113,6 +120,7 @@ def build_request(
     *,
     files: Sequence[str] | None = None,
     trajectory: Sequence[Block] = (),
+    reader: Reader | None = None,
 ) -> JudgeRequest:
     """The request grading `criteria` on `files` (default: `[judge].files`).
 
@@ -122,6 +130,7 @@ def build_request(
         workspace: the directory every path resolves against (and may not leave).
         files: workspace paths to show the judge.
         trajectory: pre-rendered trajectory blocks, fenced with the files.
+        reader: the `Reader` of `workspace` that requests share (default: a new one).
     """
     criteria = tuple(criteria)
     content = user_content(
@@ -129,6 +138,7 @@ def build_request(
         definition.files if files is None else files,
         reference=definition.reference,
         trajectory=trajectory,
+        reader=reader,
     )
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": system_prompt(definition, criteria)},
@@ -209,16 +219,19 @@ def user_content(
     *,
     reference: str | None = None,
     trajectory: Sequence[Block] = (),
+    reader: Reader | None = None,
 ) -> list[Block]:
     """The fenced submission (files, then trajectory), then the reference outside it.
 
     The reference is the task author's: besides a workspace path, it may be an absolute path
     outside the workspace (e.g. in the tests directory, where the agent cannot rewrite it).
+    `reader` (a `Reader` of `workspace`) lets requests share their reads.
     """
-    judged = [*paths_blocks(workspace, files), *trajectory] or [text_block(_NO_FILES)]
+    reader = reader or Reader(workspace)
+    judged = [*reader.blocks(files), *trajectory] or [text_block(_NO_FILES)]
     blocks = fence(judged)
     if reference is not None:
-        reference_blocks = paths_blocks(workspace, [reference], author=True)
+        reference_blocks = reader.blocks([reference], author=True)
         blocks += [text_block(_REFERENCE), *reference_blocks]
     return blocks
 

@@ -3,8 +3,9 @@
 It holds the per-model limiter, the retries (`RetryPolicy`), the sharing of identical
 requests in flight, the opt-in reply cache and the usage accounting (`Usage`). Providers sit
 behind one small interface (`_provider.Provider`): OpenAI-compatible chat completions and
-Anthropic's Messages API natively over httpx, every other model through LiteLLM (the `llm`
-extra), which is imported only then. Routing: `_route`; what each model accepts:
+Anthropic's Messages API natively (`_http`: our own keep-alive connections, httpx where a
+proxy is configured), every other model through LiteLLM (the `llm` extra), which is
+imported only then. Routing: `_route`; what each model accepts:
 `_capabilities`.
 """
 

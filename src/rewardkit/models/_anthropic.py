@@ -1,4 +1,4 @@
-"""Anthropic's Messages API over httpx.
+"""Anthropic's Messages API over `_http`.
 
 OpenAI-format messages are translated: system messages become `system`, `image_url`
 blocks become `image` blocks (base64 data URLs or plain URLs). A JSON schema is asked for

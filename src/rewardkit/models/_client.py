@@ -4,9 +4,9 @@ One `ModelClient` serves a whole run. For every request it
 
 1. answers from the opt-in cache when it can (no model call);
 2. joins an identical request already in flight instead of sending a second one;
-3. picks the provider (`_route`): OpenAI-compatible and Anthropic natively over one pooled
-   httpx client, every other model through LiteLLM; a required key that is missing fails
-   the request before any call, naming the variable;
+3. picks the provider (`_route`): OpenAI-compatible and Anthropic natively over one pool
+   of connections (`_http`), every other model through LiteLLM; a required key that is
+   missing fails the request before any call, naming the variable;
 4. holds one permit of its model's limiter while a call is on the wire, so a run never has
    more than `max_concurrent` calls in flight per model, whatever the judges' modes;
 5. sends only what the model supports (`_capabilities`): the JSON schema,

@@ -1,9 +1,12 @@
-"""One pooled `httpx.AsyncClient` per model client, and JSON POSTs that fail in our terms.
+"""Pooled HTTP connections for the native providers, and JSON POSTs that fail in our terms.
 
-httpx is imported on first use, so building a plan never pays for it. Connections are kept
-alive between calls (a judge's 64 requests reuse a handful of sockets). A transport failure
-becomes `ConnectionError` (retried), a timeout `TimeoutError`, and an HTTP error status a
-`ProviderError` carrying the provider's own message.
+A model server is reached directly (`_connections`: keep-alive HTTP/1.1 over asyncio, a
+fraction of httpx's CPU a call), or through httpx where httpx's extras matter: a proxy in the
+environment (`HTTPS_PROXY` and the like, or the system's on macOS and Windows), credentials
+in the URL, a scheme other than http(s). Both are imported on first use, so building a plan
+never pays for them. Connections are kept alive between calls (a judge's 64 requests reuse a
+handful of sockets). A transport failure becomes `ConnectionError` (retried), a timeout
+`TimeoutError`, and an HTTP error status a `ProviderError` carrying the provider's own message.
 
 An answer is untrusted bytes. Its body is streamed and decoded here (gzip a bounded piece at
 a time) and refused once its decoded size passes the cap (`REWARDKIT_MAX_ANSWER_MIB`), so a
@@ -13,14 +16,17 @@ Both raise `BadAnswer`, which is not retried. The whole call's deadline is the c
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
 import sys
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
+from functools import lru_cache
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
+from urllib.parse import urlsplit
 
 from rewardkit._errors import ConfigError
 from rewardkit.models._provider import BadAnswer, ProviderError
@@ -28,7 +34,17 @@ from rewardkit.models._provider import BadAnswer, ProviderError
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["CAP_ENV", "MAX_ANSWER_MIB", "Http", "answer_cap", "error_message", "read_capped"]
+    from rewardkit.models._connections import ConnectionPool
+
+__all__ = [
+    "CAP_ENV",
+    "MAX_ANSWER_MIB",
+    "Http",
+    "answer_cap",
+    "error_message",
+    "proxies_configured",
+    "read_capped",
+]
 
 MAX_ANSWER_MIB = 16
 """The default cap on one answer's decoded body (MiB): a judge's reply is a few KiB."""
@@ -37,12 +53,78 @@ PIECE = 64 << 10
 """The most bytes one step of decoding yields (a gzip bomb grows 1000-fold per chunk)."""
 
 
+class Streamed(Protocol):
+    """An answer being read: ours (`_connections.Response`) or httpx's."""
+
+    @property
+    def status_code(self) -> int: ...
+
+    @property
+    def headers(self) -> Mapping[str, str]: ...
+
+    def aiter_raw(self) -> AsyncIterator[bytes]: ...
+
+
 class Http:
-    """Lazily opened, pooled HTTP clients: one for `https://` URLs, one for `http://`."""
+    """The run's connections: one direct pool, and httpx clients (`https`, `http`) for the
+    URLs that need httpx (see the module docstring)."""
 
     def __init__(self) -> None:
+        self._pool: ConnectionPool | None = None
         self._clients: dict[bool, httpx.AsyncClient] = {}
+        self._proxied = proxies_configured()
         self.max_answer_bytes = answer_cap()
+
+    async def post(
+        self, url: str, headers: Mapping[str, str], body: Mapping[str, Any], timeout: float
+    ) -> tuple[Any, Mapping[str, str]]:
+        """The JSON body and headers of a 2xx answer to a POST of `body`.
+
+        `timeout` bounds each socket operation; the caller bounds the whole call.
+        """
+        # Encoded as httpx encodes `json=`; only gzip is asked for, since it is the only
+        # coding decoded here with a bound.
+        content = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        sent = {**headers, "Accept-Encoding": "gzip"}
+        async with self._stream(url, sent, content.encode(), timeout) as response:
+            _refuse_redirect(response)
+            data = await read_capped(response, self.max_answer_bytes)
+        status = response.status_code
+        if status >= 400:
+            message = error_message(data.decode("utf-8", errors="replace"))
+            raise ProviderError(status, message, response.headers)
+        try:
+            return json.loads(data), response.headers
+        except (ValueError, RecursionError):  # RecursionError: nested past the parser's depth
+            start = data[:200].decode("utf-8", errors="replace")
+            raise ConnectionError(f"the answer (HTTP {status}) is not JSON: {start!r}") from None
+
+    def _stream(
+        self, url: str, headers: Mapping[str, str], content: bytes, timeout: float
+    ) -> contextlib.AbstractAsyncContextManager[Streamed]:
+        if self._proxied or not _direct(url):
+            return self._httpx_stream(url, headers, content, timeout)
+        if self._pool is None:
+            from rewardkit.models._connections import ConnectionPool
+
+            self._pool = ConnectionPool()
+        return self._pool.stream(url, headers, content, timeout)
+
+    @contextlib.asynccontextmanager
+    async def _httpx_stream(
+        self, url: str, headers: Mapping[str, str], content: bytes, timeout: float
+    ) -> AsyncIterator[Streamed]:
+        httpx = load_httpx()
+        sent = {**headers, "Content-Type": "application/json"}
+        try:
+            async with self._open(url).stream(
+                "POST", url, content=content, headers=sent, timeout=timeout
+            ) as response:
+                yield response
+        except httpx.TimeoutException:
+            raise TimeoutError(f"no answer within {timeout:g}s") from None
+        except httpx.RequestError as exc:  # resets, refused connections, bad answers
+            raise ConnectionError(f"{type(exc).__name__}: {exc}") from None
 
     def _open(self, url: str) -> httpx.AsyncClient:
         tls = not url.startswith("http://")
@@ -59,42 +141,33 @@ class Http:
             )
         return self._clients[tls]
 
-    async def post(
-        self, url: str, headers: Mapping[str, str], body: Mapping[str, Any], timeout: float
-    ) -> tuple[Any, Mapping[str, str]]:
-        """The JSON body and headers of a 2xx answer to a POST of `body`.
-
-        `timeout` bounds each socket operation; the caller bounds the whole call.
-        """
-        httpx = load_httpx()
-        client = self._open(url)
-        # Only gzip is asked for, since it is the only coding decoded here with a bound.
-        sent = {**headers, "Accept-Encoding": "gzip"}
-        try:
-            async with client.stream(
-                "POST", url, json=body, headers=sent, timeout=timeout
-            ) as response:
-                _refuse_redirect(response)
-                data = await read_capped(response, self.max_answer_bytes)
-        except httpx.TimeoutException:
-            raise TimeoutError(f"no answer within {timeout:g}s") from None
-        except httpx.RequestError as exc:  # resets, refused connections, bad answers
-            raise ConnectionError(f"{type(exc).__name__}: {exc}") from None
-        status = response.status_code
-        if status >= 400:
-            message = error_message(data.decode("utf-8", errors="replace"))
-            raise ProviderError(status, message, response.headers)
-        try:
-            return json.loads(data), response.headers
-        except (ValueError, RecursionError):  # RecursionError: nested past the parser's depth
-            start = data[:200].decode("utf-8", errors="replace")
-            raise ConnectionError(f"the answer (HTTP {status}) is not JSON: {start!r}") from None
-
     async def aclose(self) -> None:
         """Close every pooled connection (idempotent)."""
+        pool, self._pool = self._pool, None
         clients, self._clients = list(self._clients.values()), {}
+        if pool is not None:
+            await pool.aclose()
         for client in clients:
             await client.aclose()
+
+
+@lru_cache(maxsize=64)
+def _direct(url: str) -> bool:
+    """True when our own connections can take `url`: http(s), no credentials in it."""
+    parts = urlsplit(url)
+    return parts.scheme in ("http", "https") and "@" not in parts.netloc
+
+
+def proxies_configured(env: Mapping[str, str] = os.environ) -> bool:
+    """True when httpx would look for a proxy: an `http`, `https` or `all` proxy in the
+    environment (either case), or on macOS and Windows in the system's settings."""
+    if sys.platform in ("darwin", "win32"):
+        from urllib.request import getproxies
+
+        found = getproxies()
+    else:
+        found = {k.lower()[:-6]: v for k, v in env.items() if k.lower().endswith("_proxy")}
+    return any(found.get(scheme) for scheme in ("http", "https", "all"))
 
 
 def load_httpx() -> ModuleType:
@@ -134,7 +207,7 @@ def answer_cap(env: Mapping[str, str] = os.environ) -> int:
     return max(1, int(mib * (1 << 20)))
 
 
-async def read_capped(response: httpx.Response, cap: int) -> bytearray:
+async def read_capped(response: Streamed, cap: int) -> bytearray:
     """The decoded body of `response`; `BadAnswer` once it passes `cap` bytes."""
     decode = _decoder(response.headers.get("content-encoding", ""))
     data = bytearray()
@@ -177,7 +250,7 @@ class _Gunzip:
             yield piece
 
 
-def _refuse_redirect(response: httpx.Response) -> None:
+def _refuse_redirect(response: Streamed) -> None:
     if 300 <= response.status_code < 400:
         where = response.headers.get("location", "nowhere (no Location header)")
         raise BadAnswer(

@@ -1,4 +1,4 @@
-"""OpenAI chat completions over httpx: api.openai.com and every compatible server.
+"""OpenAI chat completions over `_http`: api.openai.com and every compatible server.
 
 Works for OpenAI, vLLM, SGLang, TGI, Ollama, OpenRouter, a LiteLLM proxy and Azure's OpenAI
 endpoint. What is sent follows `_capabilities`: the judge's JSON schema as a strict
