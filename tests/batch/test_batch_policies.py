@@ -4,6 +4,8 @@ the traps `check` and `load` warn about, and scoring in processes."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import textwrap
 from contextlib import nullcontext
 from pathlib import Path
@@ -244,3 +246,23 @@ def test_a_bad_group_is_a_malformed_line(tmp_path: Path) -> None:
     out = tmp_path / "out.jsonl"
     assert main(["score", str(rollouts), "--config", str(config), "--out", str(out)]) == 3
     assert "'group' must be a string or an integer" in out.read_text()
+
+
+def test_score_warns_once_from_the_driver_not_once_per_worker(tmp_path: Path) -> None:
+    path = _eval(
+        tmp_path,
+        """
+        judges:
+          - name: quality
+            check: "return 0.8"
+        """,
+    )
+    rollouts = tmp_path / "r.jsonl"
+    rollouts.write_text('{"completion": "x"}\n' * 40)
+    out = tmp_path / "o.jsonl"
+    argv = ["score", str(rollouts), "--config", str(path), "--out", str(out), "--workers", "4"]
+    done = subprocess.run(
+        [sys.executable, "-m", "rewardkit", *argv], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count("'quality' returned 0.8 and has no score_range") == 1

@@ -21,6 +21,7 @@ from rewardkit._outcome import ErrorPolicy, Outcome
 from rewardkit.batch._compose import Scored, compose_sample
 from rewardkit.batch._result import SampleResult
 from rewardkit.batch._sample import Sample, SampleError, as_sample
+from rewardkit.engine._workers import DEFAULT_TIMEOUT, runs_inline
 
 if TYPE_CHECKING:
     from rewardkit._plan import Plan
@@ -116,19 +117,35 @@ class EvalBackend:
     """Judges already warned about a value below their [1, 5] default range."""
 
     def score(self, sample: Sample, on_error: ErrorPolicy) -> Scored:
-        from rewardkit._evaluate import score_records
-
         # The judges run as in `rewardkit eval`; the reward is composed here, under the policy.
-        judging = replace(self.suite, reward=None)
-        (result,) = score_records(judging, [("sample", self.record(sample))], max_concurrent=1)
-        self._check_ranges(result.outcomes)
-        return compose_sample(result.outcomes, self.suite.reward, self.suite.judge_info, on_error)
+        record = self.record(sample)
+        if runs_inline() and self.programmatic:  # in a worker already: call them in turn
+            outcomes = tuple(judge.evaluate(record) for judge in self.suite.judges)
+        else:
+            from rewardkit._evaluate import score_records
 
-    def _check_ranges(self, outcomes: tuple[Outcome, ...]) -> None:
+            judging = replace(self.suite, reward=None)
+            (result,) = score_records(judging, [("sample", record)], max_concurrent=1)
+            outcomes = result.outcomes
+        return compose_sample(outcomes, self.suite.reward, self.suite.judge_info, on_error)
+
+    @property
+    def programmatic(self) -> bool:
+        """True when no judge calls a model or an agent."""
+        return all(judge.kind not in ("llm", "agent") for judge in self.suite.judges)
+
+    def isolation(self) -> float | None:
+        """The deadline its samples need without one of the caller's: their code judges
+        must be killable, so they run in worker processes (each judge's default timeout)."""
+        coded = sum(judge.kind not in ("llm", "agent") for judge in self.suite.judges)
+        return DEFAULT_TIMEOUT * coded if coded else None
+
+    def check_ranges(self, outcomes: tuple[Outcome, ...]) -> None:
         """Warn, once per judge, when a code judge's number falls below the [1, 5] default.
 
         Whether a code or `check` judge returns numbers shows only when it runs; a 0-1 score
-        read on [1, 5] is 0.0 whatever it was.
+        read on [1, 5] is 0.0 whatever it was. Called where the results arrive (the driver,
+        not a worker process), so that the warning shows once.
         """
         block = self.suite.reward
         for outcome, judge in zip(outcomes, self.suite.judges, strict=True):

@@ -187,10 +187,12 @@ class Scorer:
 
     A sample that fails (a bad field, a judge error) or outlasts the deadline gets an invalid
     `SampleResult` (`reward=None`); it never raises and never scores a silent 0. Without a
-    deadline, samples run on worker threads of this process (the fast path). With one, each
-    runs in a forked worker process (see `_forked`), started at load: the deadline kills a
-    sample's worker and frees its slot, and a sample that exits the process or exhausts its
-    memory is invalid alone. `close()` (or `with`) stops those processes; so does exiting.
+    deadline, samples run on worker threads of this process (the fast path). With one, they
+    run in forked worker processes (see `_forked`), started at load, in chunks: the deadline
+    kills a sample's worker, and a sample that exits the process or exhausts its memory is
+    invalid alone. An eval.yaml with code or `check` judges always runs in them, as those
+    judges must be killable (without a deadline, each judge has the default judge timeout).
+    `close()` (or `with`) stops those processes; so does exiting.
     """
 
     def __init__(
@@ -220,11 +222,15 @@ class Scorer:
         self._processes: tuple[ForkedPool, ThreadPoolExecutor] | None = None
         """The pool of `score_batch(processes=N)` and its N threads."""
         self._forked: ForkedPool | None = None
-        if deadline is not None and hasattr(os, "fork"):
+        isolation = backend.isolation() if isinstance(backend, EvalBackend) else None
+        if (deadline is not None or isolation is not None) and hasattr(os, "fork"):
             from rewardkit.batch._forked import ForkedPool
 
             self._forked = ForkedPool(
-                self._score_one, size=max_concurrent, deadline=deadline, memory_mib=memory_mib
+                self._score_one,
+                size=max_concurrent,
+                deadline=deadline or isolation or math.inf,
+                memory_mib=memory_mib,
             )
             self._score_one = self._forked.score
             self._score_chunk = self._forked.score_chunk
@@ -279,7 +285,16 @@ class Scorer:
 
         A sample still waiting for a worker at its deadline is dropped, never scored late.
         """
-        return await self._within_deadline(self._pool.submit(self._score_one, sample))
+        result = await self._within_deadline(self._pool.submit(self._score_one, sample))
+        self._seen([result])
+        return result
+
+    def _seen(self, results: list[SampleResult]) -> None:
+        """What the driver checks in results, wherever they were scored (warned once)."""
+        if isinstance(self.backend, EvalBackend):
+            for result in results:
+                if result.outcomes:  # none when the sample itself failed
+                    self.backend.check_ranges(result.outcomes)
 
     def score_batch(
         self, samples: Iterable[SampleLike], *, processes: int | None = None
@@ -391,6 +406,7 @@ class Scorer:
                 for work in finished:
                     results = work.result()
                     sizes.learn(results)
+                    self._seen(results)
                     yield list(zip(running.pop(work), results, strict=True))
         finally:
             for work in running:

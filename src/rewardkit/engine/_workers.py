@@ -37,6 +37,7 @@ __all__ = [
     "in_worker",
     "in_worker_sequence",
     "run_inline",
+    "runs_inline",
 ]
 
 T = TypeVar("T")
@@ -238,6 +239,11 @@ def cap_memory(mib: int) -> None:
     if hard != resource.RLIM_INFINITY:
         cap = min(cap, hard)
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+
+
+def runs_inline() -> bool:
+    """True in a process where `run_inline` was called."""
+    return _inline
 
 
 def run_inline() -> None:
