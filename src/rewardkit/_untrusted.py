@@ -243,7 +243,13 @@ def loads_json(text: str | bytes, what: str, *, max_depth: int = MAX_DEPTH) -> A
         data = json.loads(text)
     except RecursionError:
         raise CapExceeded(f"{what} is nested deeper than {max_depth} levels (the cap)") from None
-    check_shape(data, what, max_depth=max_depth)
+    # JSON has no aliases: a text shorter than the caps, with fewer brackets than the depth
+    # cap, cannot break them (each value, key and character takes a character of the text)
+    opening = text.count("[" if isinstance(text, str) else b"[") + text.count(
+        "{" if isinstance(text, str) else b"{"
+    )
+    if len(text) >= min(MAX_VALUES, MAX_CHARS) or opening >= max_depth:
+        check_shape(data, what, max_depth=max_depth)
     return data
 
 

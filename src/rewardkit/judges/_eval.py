@@ -105,13 +105,18 @@ class EvalJudge:
         value, rationale = _unpack(result)
         value = _plain(value)
         raw = value if value is None or isinstance(value, bool | int | float | str) else repr(value)
-        base = replace(base, reasoning=rationale or None, raw=raw)
-        if value is None:
-            return replace(base, status="skipped", duration_ms=_ms(start))
-        problem = self._problem(value)
-        if problem:
-            return replace(base, error=problem, duration_ms=_ms(start))
-        return replace(base, status="scored", value=float(value), duration_ms=_ms(start))
+        problem = None if value is None else self._problem(value)
+        return Outcome(  # built once: this is every sample's path
+            name=self.name,
+            status="skipped" if value is None else "error" if problem else "scored",
+            value=None if value is None or problem else float(value),
+            raw=raw,
+            description=self.description,
+            reasoning=rationale or None,
+            error=problem,
+            duration_ms=_ms(start),
+            extra=base.extra,
+        )
 
     def _call(self, record: Mapping[str, Any]) -> Any:
         assert self.fn is not None
