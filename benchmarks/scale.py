@@ -6,8 +6,8 @@ The plain loop is what TRL and verl do in-process: read each JSONL line, call th
 function, write the same result line. Sections (`--only score,batch,processes`):
 
 - `score`: `rewardkit score` with its default deadline (every sample in a worker process that
-  the deadline kills) and one exact-match `@reward_function` judge from an eval.yaml, at each
-  N of `--sizes`: CPU per sample of the whole process tree (driver, supervisors, workers:
+  the deadline kills) and one exact-match `@reward_function` judge, given as
+  `--config scale_reward:exact` and from an eval.yaml, at each N of `--sizes`: CPU per sample of the whole process tree (driver, supervisors, workers:
   `RUSAGE_CHILDREN` once all are reaped) against the plain loop's, the time from start to
   the first result line, and the peak RSS of the whole process tree (sampled every 20 ms).
 - `batch`: `rk.load(...).score_batch` CPU per sample, the same function passed directly
@@ -100,24 +100,27 @@ def score_section(work: Path, n: int, runs: int) -> None:
             truth = str(i) if i % 3 else "x"
             f.write(json.dumps({"id": f"s{i}", "prompt": "2+2?", "completion": str(i),
                                 "ground_truth": truth}) + "\n")
-    plain, ours = [], []
+    plain: list[dict[str, float]] = []
+    ours: dict[str, list[dict[str, float]]] = {"scale_reward:exact": [], "eval.yaml": []}
     for _ in range(runs):
         out = work / "plain.jsonl"
         plain.append(_run([sys.executable, str(work / "plain.py"), str(rollouts), str(out),
                            str(work)], out))
-        out = work / "ours.jsonl"
-        out.unlink(missing_ok=True)
-        cmd = [sys.executable, "-m", "rewardkit", "score", str(rollouts), "--config",
-               str(work / "eval.yaml"), "--out", str(out), "--no-progress"]
-        ours.append(_run(cmd, out, cwd=work))
-        assert sum(1 for _ in out.open()) == n, "every rollout has a result line"
-    p_cpu = statistics.median(r["cpu_s"] for r in plain) / n * 1e6
-    o_cpu = statistics.median(r["cpu_s"] for r in ours) / n * 1e6
-    print(f"score N={n:,}: CPU/sample plain loop {p_cpu:.1f} us, rewardkit score {o_cpu:.1f} us "
-          f"({o_cpu / p_cpu:.2f}x); wall plain {_med(plain, 'wall_s'):.2f} s, ours "
-          f"{_med(ours, 'wall_s'):.2f} s; first result line after {_med(ours, 'first_s'):.2f} s; "
-          f"peak tree RSS plain {_med(plain, 'rss_mb'):.0f} MB, ours {_med(ours, 'rss_mb'):.0f} MB",
-          flush=True)
+        for config, timings in ours.items():
+            out = work / "ours.jsonl"
+            cmd = [sys.executable, "-m", "rewardkit", "score", str(rollouts), "--config",
+                   config, "--out", str(out), "--no-progress"]
+            timings.append(_run(cmd, out, cwd=work))
+            assert sum(1 for _ in out.open()) == n, "every rollout has a result line"
+    p_cpu = _med(plain, "cpu_s") / n * 1e6
+    print(f"score N={n:,}: plain loop {p_cpu:.1f} us CPU/sample, wall {_med(plain, 'wall_s'):.2f} s, "
+          f"peak RSS {_med(plain, 'rss_mb'):.0f} MB", flush=True)
+    for config, timings in ours.items():
+        o_cpu = _med(timings, "cpu_s") / n * 1e6
+        print(f"  rewardkit score --config {config}: {o_cpu:.1f} us CPU/sample ({o_cpu / p_cpu:.2f}x)"
+              f", wall {_med(timings, 'wall_s'):.2f} s, first result line after "
+              f"{_med(timings, 'first_s'):.2f} s, peak tree RSS {_med(timings, 'rss_mb'):.0f} MB",
+              flush=True)
 
 
 def _med(runs: list[dict[str, float]], key: str) -> float:

@@ -268,3 +268,30 @@ def test_limits_from_the_environment_are_checked(
     with pytest.raises(SystemExit):
         main(_argv(rollouts, tmp_path / "o.jsonl"))
     assert "argument --deadline: must be above 0 (got -5)" in capsys.readouterr().err
+
+
+def test_score_takes_a_reward_function_as_module_colon_function(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "my_rewards.py").write_text(
+        "import rewardkit as rk\n\n"
+        "@rk.reward_function\n"
+        "def exact(messages, ground_truth=None, **kwargs):\n"
+        "    return messages[-1]['content'] == ground_truth\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    rollouts = _rollouts(
+        tmp_path / "r.jsonl",
+        ['{"completion": "4", "ground_truth": "4"}', '{"completion": "5", "ground_truth": "4"}'],
+    )
+    out = tmp_path / "o.jsonl"
+    argv = ["score", str(rollouts), "--config", "my_rewards:exact", "--out", str(out)]
+    assert main([*argv, "--no-progress"]) == 0
+    assert {r["line"]: r["judges"] for r in _results(out)} == {1: {"exact": 1.0}, 2: {"exact": 0.0}}
+    bad = ["score", str(rollouts), "--config", "my_rewards:exactly", "--out", str(out)]
+    assert main(bad) == 2
+    assert "module 'my_rewards' has no function 'exactly'. Did you mean 'exact'?" in (
+        capsys.readouterr().err
+    )
+    assert main(["score", str(rollouts), "--config", "nowhere:f", "--out", str(out)]) == 2
+    assert "cannot import module 'nowhere' of 'nowhere:f'" in capsys.readouterr().err

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import os
+import re
+import sys
 import time
 import warnings
 from collections.abc import Callable, Mapping
@@ -16,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rewardkit._errors import ConfigError
+from rewardkit._errors import ConfigError, did_you_mean
 from rewardkit._outcome import ErrorPolicy, Outcome
 from rewardkit.batch._compose import Scored, compose_sample
 from rewardkit.batch._result import SampleResult
@@ -29,10 +32,12 @@ if TYPE_CHECKING:
     from rewardkit.sources.eval_yaml import EvalSuite
 
 __all__ = [
+    "REFERENCE",
     "Backend",
     "EvalBackend",
     "FunctionsBackend",
     "TestsDirBackend",
+    "function_at",
     "load_backend",
     "score_sample",
     "suite_traps",
@@ -260,11 +265,15 @@ def score_sample(
 
 
 def load_backend(source: object, reward: object | None) -> Backend:
-    """The backend for a tests dir, an eval.yaml (or its directory), or reward functions.
+    """The backend for a tests dir, an eval.yaml (or its directory), or reward functions
+    (also one `module:function` reference).
 
     Raises:
         ConfigError: the source is not one of these, or its configuration is wrong.
     """
+    if isinstance(source, str) and REFERENCE.fullmatch(source) and not Path(source).exists():
+        fn = function_at(source)
+        return FunctionsBackend.build({getattr(fn, "__name__", "judge"): fn}, reward)
     if isinstance(source, str | Path):
         path = Path(source)
         if reward is not None:
@@ -297,6 +306,38 @@ def load_backend(source: object, reward: object | None) -> Backend:
         f"cannot load a reward from {type(source).__name__}; pass a tests directory, an "
         "eval.yaml, or a list/dict of @reward_function functions"
     )
+
+
+REFERENCE = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
+"""`module:function`, as `rewardkit score --config` and `load` take a reward function."""
+
+
+def function_at(reference: str) -> Callable[..., Any]:
+    """The function a `module:function` reference names, imported with the working directory
+    on `sys.path` (the user's project, like an eval.yaml's code judges).
+
+    Raises:
+        ConfigError: the module cannot be imported, or has no such function.
+    """
+    import importlib
+
+    module, _, name = reference.partition(":")
+    here = os.getcwd()
+    sys.path.insert(0, here)
+    try:
+        loaded = importlib.import_module(module)
+    except Exception as exc:
+        raise ConfigError(
+            f"cannot import module {module!r} of {reference!r} (with {here} on sys.path): "
+            f"{type(exc).__name__}: {exc}"
+        ) from None
+    finally:
+        sys.path.remove(here)
+    fn: Callable[..., Any] | None = getattr(loaded, name, None)
+    if not callable(fn):
+        names = [n for n, v in vars(loaded).items() if callable(v) and not n.startswith("_")]
+        raise ConfigError(f"module {module!r} has no function {name!r}.{did_you_mean(name, names)}")
+    return fn
 
 
 def _eval(path: Path) -> EvalBackend:

@@ -148,7 +148,7 @@ def connect(ray: Any, timeout: float | None = None) -> None:
 
 
 def score_jsonl_ray(
-    config: Path,
+    config: Path | str,
     rollouts: Path,
     out: Path,
     *,
@@ -175,7 +175,8 @@ def score_jsonl_ray(
     ray = require_ray()
     started = False
     actors: list[Any] = []
-    loader = Loader(str(config.resolve()), deadline, max_concurrent, memory_mib)
+    source = config if isinstance(config, str) else str(config.resolve())  # str: module:function
+    loader = Loader(source, deadline, max_concurrent, memory_mib)
 
     def spawn() -> Any:
         actor = ray.remote(ChunkScorer).options(**actor_options(ray, workers)).remote(loader)
@@ -219,7 +220,7 @@ def actor_options(ray: Any, workers: int) -> dict[str, Any]:
     return {"num_cpus": min(1.0, cpus / workers), "scheduling_strategy": "SPREAD"}
 
 
-def _check_ready(ray: Any, pool: list[Any], config: Path) -> None:
+def _check_ready(ray: Any, pool: list[Any], config: Path | str) -> None:
     """Every actor loaded the config, or one error naming the node and the cause."""
     for actor in pool:
         try:

@@ -27,6 +27,7 @@ from rewardkit._outcome import ErrorPolicy
 from rewardkit.batch._backends import (
     Backend,
     EvalBackend,
+    FunctionsBackend,
     TestsDirBackend,
     load_backend,
     score_sample,
@@ -68,8 +69,9 @@ def load(
     """Load a reward once; return a `Scorer` for many samples.
 
     Args:
-        source: a tests directory, an eval.yaml (or its directory), or `@reward_function`s as a
-            list or a `{judge name: function}` dict.
+        source: a tests directory, an eval.yaml (or its directory), `@reward_function`s as a
+            list or a `{judge name: function}` dict, or one as a `"module:function"` string
+            (imported with the working directory on `sys.path`).
         reward: for functions only, an eval.yaml-style `reward:` mapping composing them (the
             default composition otherwise: the mean of their scores).
         deadline: seconds one sample may take; past it the sample is invalid. With a
@@ -175,6 +177,8 @@ def rebuild(recipe: Recipe) -> Scorer:
 def _portable_source(
     backend: Backend, source: object
 ) -> str | tuple[tuple[str, Callable[..., Any]], ...]:
+    if isinstance(source, str) and isinstance(backend, FunctionsBackend):  # module:function
+        return source
     if isinstance(backend, EvalBackend):
         return str(backend.suite.path.resolve())
     if isinstance(backend, TestsDirBackend):

@@ -39,7 +39,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("rollouts", type=Path, help="JSONL: one sample object per line")
     parser.add_argument(
-        "--config", type=Path, required=True, help="a tests directory or an eval.yaml"
+        "--config",
+        type=Path,
+        required=True,
+        help="a tests directory, an eval.yaml, or a reward function as module:function "
+        "(imported with the working directory on sys.path)",
     )
     parser.add_argument("--out", type=Path, required=True, help="the results JSONL (appended)")
     parser.add_argument(
@@ -123,15 +127,20 @@ def _run(args: argparse.Namespace) -> RunCounts:
         ConfigError: a missing path, a bad config, or a run that cannot go on (see the backends).
     """
     from rewardkit.batch import load
+    from rewardkit.batch._backends import REFERENCE
     from rewardkit.batch._runner import score_jsonl
 
     local = args.backend != "ray"  # `process` is what `local` does: worker processes
     if not args.rollouts.is_file():
         raise ConfigError("rollouts file not found", path=args.rollouts)
+    config: Path | str = args.config
     if not args.config.exists():
-        raise ConfigError(
-            "config not found. Pass a tests directory or an eval.yaml.", path=args.config
-        )
+        if not REFERENCE.fullmatch(str(args.config)):
+            raise ConfigError(
+                "config not found. Pass a tests directory, an eval.yaml or module:function.",
+                path=args.config,
+            )
+        config = str(args.config)
     if args.backend == "ray":
         from rewardkit.batch._ray import require_ray
 
@@ -140,7 +149,7 @@ def _run(args: argparse.Namespace) -> RunCounts:
     # Also with Ray: config errors show here, once, before any worker starts (without a
     # deadline, so that no worker process of ours starts here for nothing).
     scorer = load(
-        args.config,
+        config,
         deadline=args.deadline if local else None,
         max_concurrent=args.workers,
         memory_mib=args.memory_mib,
@@ -162,7 +171,7 @@ def _run(args: argparse.Namespace) -> RunCounts:
                 max_line_bytes=cap,
                 retry_invalid=args.retry_invalid,
             )
-        return _score_elsewhere(args, bad_line, advance)
+        return _score_elsewhere(args, config, bad_line, advance)
 
 
 def _exit_code(counts: RunCounts, out: Path) -> int:
@@ -195,6 +204,7 @@ def _positive(kind: Callable[[str], float]) -> Callable[[str], float]:
 
 def _score_elsewhere(
     args: argparse.Namespace,
+    config: Path | str,
     bad_line: Callable[[int, str], None],
     advance: Callable[[Row], None] | None,
 ) -> RunCounts:
@@ -202,7 +212,7 @@ def _score_elsewhere(
     from rewardkit.batch._ray import score_jsonl_ray
 
     return score_jsonl_ray(
-        args.config,
+        config,
         args.rollouts,
         args.out,
         workers=args.workers,
