@@ -41,13 +41,17 @@ def compose_sample(
     on_error: ErrorPolicy,
 ) -> Scored:
     """Compose `outcomes` into one sample's reward, or an invalid result saying why."""
+    from rewardkit._evaluate import judge_value
     from rewardkit.compose import CompositionError, compose_reward
 
     failed = [o for o in outcomes if o.failed]
     if failed and on_error == "fail":
         error = "; ".join(o.error or f"{o.name}: {o.status}" for o in failed)
         return Scored(None, outcomes, error=error)
-    values = {o.name: _value(o, on_error, block, judges) for o in outcomes}
+    values = {
+        o.name: _value(o, on_error, block, judges) if o.failed else judge_value(o)
+        for o in outcomes
+    }
     try:
         reward = compose_reward(values, block, judges, strict=True)
     except CompositionError as exc:
@@ -61,11 +65,9 @@ def _value(
     block: RewardBlock | None,
     judges: Mapping[str, JudgeInfo],
 ) -> JudgeValue:
-    from rewardkit._evaluate import judge_value
+    """A failed outcome's value under the policy."""
     from rewardkit.compose import DEFAULT_RANGE, JudgeValue
 
-    if not outcome.failed:
-        return judge_value(outcome)
     if on_error == "omit":
         return JudgeValue(value=None)
     info = judges.get(outcome.name)  # `zero`: the bottom of its scale, so 0.0 once normalized

@@ -12,6 +12,7 @@ from rewardkit._errors import RewardKitError, did_you_mean
 __all__ = ["FIELDS", "Sample", "SampleError", "as_sample"]
 
 FIELDS = ("messages", "prompt", "completion", "ground_truth", "workspace", "trajectory", "metadata")
+_KNOWN = frozenset(FIELDS)
 
 
 class SampleError(RewardKitError, ValueError):
@@ -75,10 +76,10 @@ def as_sample(data: Sample | Mapping[str, Any]) -> Sample:
         return data
     if not isinstance(data, Mapping):
         raise SampleError(f"a sample must be a mapping of {', '.join(FIELDS)} (got {_kind(data)})")
-    for key in data:
-        if key not in FIELDS:
-            hint = did_you_mean(str(key), FIELDS)
-            raise SampleError(f"unknown sample field {key!r}.{hint} Fields: {', '.join(FIELDS)}")
+    if not data.keys() <= _KNOWN:
+        key = next(key for key in data if key not in _KNOWN)
+        hint = did_you_mean(str(key), FIELDS)
+        raise SampleError(f"unknown sample field {key!r}.{hint} Fields: {', '.join(FIELDS)}")
     workspace = data.get("workspace")
     if workspace is not None and not isinstance(workspace, str | Path):
         raise SampleError(f"sample field 'workspace' must be a path (got {_kind(workspace)})")
