@@ -214,7 +214,7 @@ def test_ids_are_checked_in_fixed_memory(tmp_path: Path) -> None:
     for number in range(1, 20_001):  # ids 1..20000 as ints, then as text: all distinct
         seen.add(number, number)
         seen.add(str(number), 20_000 + number)
-    assert len(seen.bits) == 32 << 20
+    assert len(seen.bloom.bits) == 32 << 20
     with pytest.raises(ConfigError, match="id 7 is on lines 7 and 40001"):
         seen.add(7, 40_001)
 

@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rewardkit.report import estimate, paired_difference, pass_at_k, pass_hat_k, wilson_interval
-from rewardkit.report._stats import bootstrap_interval, mean, pearson, std_error
+from rewardkit.report._moments import CoMoments
+from rewardkit.report._stats import bootstrap_interval, mean, std_error
 
 
 def test_mean_and_standard_error_by_hand() -> None:
@@ -103,11 +104,22 @@ def test_paired_difference_by_hand() -> None:
     )
 
 
+def _pearson(xs: list[float], ys: list[float]) -> float | None:
+    pairs = CoMoments()
+    for x, y in zip(xs, ys, strict=True):
+        pairs.add(x, y)
+    return pairs.correlation()
+
+
 def test_pearson_by_hand() -> None:
-    assert pearson([1, 2, 3], [2, 4, 6]) == pytest.approx(1.0)
-    assert pearson([1, 2, 3], [3, 2, 1]) == pytest.approx(-1.0)
-    assert pearson([1, 2, 3], [1, 1, 1]) is None
-    assert pearson([1], [1]) is None
+    assert _pearson([1, 2, 3], [2, 4, 6]) == pytest.approx(1.0)
+    assert _pearson([1, 2, 3], [3, 2, 1]) == pytest.approx(-1.0)
+    assert _pearson([1, 2, 3], [1, 1, 1]) is None
+    assert _pearson([1], [1]) is None
+    # xs 1, 2, 3 and ys 2, 4, 7: Sxx = 2, Syy = 114 / 9, Sxy = 5
+    assert _pearson([1, 2, 3], [2, 4, 7]) == pytest.approx(5 / math.sqrt(2 * 114 / 9))
+    # far from zero: the sums are taken about the first pair, so nothing cancels
+    assert _pearson([1e9 + 1, 1e9 + 2, 1e9 + 3], [2, 4, 7]) == pytest.approx(0.9933993, abs=1e-7)
 
 
 def test_wilson_covers_the_true_rate_at_about_95_percent() -> None:

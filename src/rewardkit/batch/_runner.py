@@ -22,6 +22,7 @@ from typing import Any
 
 from rewardkit._errors import ConfigError
 from rewardkit._untrusted import loads_json
+from rewardkit.batch._bloom import Bloom
 from rewardkit.batch._lines import (
     MAX_LINE_MIB,
     LineError,
@@ -122,18 +123,15 @@ def done_results(out: Path) -> dict[str, bool]:
 
 
 class SeenIds:
-    """The ids read so far, in a fixed 32 MiB whatever their number: a Bloom filter, which
-    may answer "seen" for a new id (about once in 10^10 ids up to a million, once in 10^4 at
-    ten million) but never "new" for a seen one. A "seen" is then checked by reading the
-    ids of the lines before it again, so only a real repeat stops the run."""
-
-    _BITS = 1 << 28
-    _HASHES = 6
+    """The ids read so far, in a fixed 32 MiB whatever their number (a `Bloom` filter, which
+    may answer "seen" for a new id: about once in 10^10 ids up to a million, once in 10^4 at
+    ten million). A "seen" is checked by reading the ids of the lines before it again, so
+    only a real repeat stops the run."""
 
     def __init__(self, rollouts: Path, cap: int) -> None:
         self.rollouts = rollouts
         self.cap = cap
-        self.bits = bytearray(self._BITS >> 3)  # zeroed pages cost no memory until touched
+        self.bloom = Bloom(28, 6)
 
     def add(self, sample_id: SampleId, number: int) -> None:
         """Record line `number`'s id.
@@ -141,15 +139,7 @@ class SeenIds:
         Raises:
             ConfigError: an earlier line has this id (naming both lines).
         """
-        digest = hash((sample_id, type(sample_id) is str))
-        step, bits, seen = digest >> 32 | 1, self.bits, True
-        for _ in range(self._HASHES):
-            digest = (digest + step) & (self._BITS - 1)
-            byte, bit = digest >> 3, 1 << (digest & 7)
-            if not bits[byte] & bit:
-                bits[byte] |= bit
-                seen = False
-        if seen and (first := self._first_line(sample_id, number)) is not None:
+        if self.bloom.add(sample_id) and (first := self._first_line(sample_id, number)):
             raise ConfigError(
                 f"id {_key(sample_id)} is on lines {first} and {number}. Give every rollout a "
                 "unique 'id' (a line without one has its line number as id); the lines before "

@@ -66,7 +66,7 @@ def main(argv: list[str]) -> int:
         print(f"rewardkit: warning: {problem}", file=sys.stderr)
     if args.out is not None:
         report.write_html(args.out, args.title)
-        print(f"wrote {args.out} ({len(report.run.cases)} cases)")
+        print(f"wrote {args.out} ({report.stats.cases} cases)")
         if report.diagnostics is not None:
             print("\n".join(diagnostic_lines(report.diagnostics)))
         return EXIT_OK

@@ -44,11 +44,9 @@ def _svg(height: int, body: list[str], title: str) -> Markup:
     return Markup(head + "".join(body) + "</svg>")
 
 
-def histogram(values: Sequence[float], *, bins: int = 10, title: str = "reward") -> Markup:
-    """Counts of `values` in `bins` equal bins over [0, 1] (values outside are clamped)."""
-    counts = [0] * bins
-    for value in values:
-        counts[min(bins - 1, max(0, int(value * bins)))] += 1
+def histogram(counts: Sequence[int], *, title: str = "reward") -> Markup:
+    """`counts` of values in equal bins over [0, 1], as bars."""
+    bins = len(counts)
     top = max(counts) or 1
     left, bottom, plot_h = 40, 170, 140
     width = (WIDTH - left - 20) / bins
@@ -65,7 +63,7 @@ def histogram(values: Sequence[float], *, bins: int = 10, title: str = "reward")
             body.append(_text(x + width / 2, bottom - h - 4, str(count), anchor="middle"))
     for i in range(0, bins + 1, max(1, bins // 5)):
         body.append(_text(left + i * width, bottom + 16, f"{i / bins:g}", anchor="middle"))
-    body.append(_text(8, 20, f"{title}: {len(values)} values", anchor="start"))
+    body.append(_text(8, 20, f"{title}: {sum(counts)} values", anchor="start"))
     return _svg(bottom + 24, body, f"histogram of {title}")
 
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from rewardkit.report._run import Run
 from rewardkit.report._stats import PairedDiff, paired_difference
 
 __all__ = ["Change", "Comparison", "compare"]
@@ -34,19 +34,16 @@ class Comparison:
     """Every case that improved or regressed, the largest moves first."""
 
 
-def compare(run: Run, baseline: Run) -> Comparison:
-    """Pair `run` with `baseline` by case id.
+def compare(
+    current: Mapping[str, float], baseline: Mapping[str, float], *, source: str
+) -> Comparison:
+    """Pair the rewards of this run with those of the `baseline` run (read from `source`).
 
-    >>> from rewardkit.report._run import Case
-    >>> now = Run(kind="eval", source="b", cases=[Case(id="a", reward=1.0)])
-    >>> before = Run(kind="eval", source="a", cases=[Case(id="a", reward=0.5)])
-    >>> compare(now, before).changed[0].delta
+    >>> compare({"a": 1.0}, {"a": 0.5}, source="before").changed[0].delta
     0.5
     """
-    current = {c.id: c.reward for c in run.cases if c.reward is not None}
-    previous = {c.id: c.reward for c in baseline.cases if c.reward is not None}
-    diff = paired_difference(current, previous)
-    moved = [Change(id=c, before=previous[c], after=current[c]) for c in diff.improved]
-    moved += [Change(id=c, before=previous[c], after=current[c]) for c in diff.regressed]
+    diff = paired_difference(current, baseline)
+    moved = [Change(id=c, before=baseline[c], after=current[c]) for c in diff.improved]
+    moved += [Change(id=c, before=baseline[c], after=current[c]) for c in diff.regressed]
     moved.sort(key=lambda change: -abs(change.delta))
-    return Comparison(source=baseline.source, diff=diff, changed=tuple(moved))
+    return Comparison(source=source, diff=diff, changed=tuple(moved))

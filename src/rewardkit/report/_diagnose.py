@@ -10,20 +10,17 @@ results file or a trainer's logging hook (`Diagnostics.as_metrics()`).
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, Literal
 
+from rewardkit.report._groups import Groups
 from rewardkit.report._load import mapping, number
 from rewardkit.report._run import Case, Run
-from rewardkit.report._stats import pearson
+from rewardkit.report._signals import REWARD, Signals
 
-__all__ = ["CriterionSignal", "Diagnostics", "diagnose"]
-
-MAX_CORRELATED = 50
-"""Criteria correlated pairwise at most: the reward, then the most frequent ones."""
+__all__ = ["CriterionSignal", "Diagnostics", "Row", "diagnose", "diagnostics", "row"]
 
 ZERO_VARIANCE_WARN = 0.25
 """Warn when at least this share of a criterion's groups has zero variance."""
@@ -33,10 +30,10 @@ LENGTH_WARN = 0.5
 """Warn when reward and completion length correlate at least this much (either sign)."""
 DISAGREE_WARN = 0.2
 """Warn when a judge and a check disagree (pass vs fail at 0.5) on at least this share."""
-REWARD = "reward"
 
 Kind = Literal["judge", "check"]
-_Row = tuple[str | None, int | None, dict[str, float]]
+Row = tuple[str | None, int | None, dict[str, float]]
+"""A sample's group, completion length, and criteria's values (`reward` among them)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -103,8 +100,8 @@ class Diagnostics:
 def diagnose(
     results: Run | Iterable[Mapping[str, Any] | Any],
     *,
-    groups: Sequence[object] | None = None,
-    lengths: Sequence[int | None] | None = None,
+    groups: Iterable[object] | None = None,
+    lengths: Iterable[int | None] | None = None,
     kinds: Mapping[str, Kind] | None = None,
 ) -> Diagnostics:
     """Measure the learning signal in scored samples.
@@ -122,39 +119,24 @@ def diagnose(
         >>> diagnose(rows).criteria[0].zero_variance
         0.5
     """
-    rows = _rows(results)
+    rows: Iterable[Row] = map(row, results.cases if isinstance(results, Run) else results)
     if groups is not None:
-        rows = [
+        rows = (
             (None if g is None else str(g), n, v) for (_, n, v), g in zip(rows, groups, strict=True)
-        ]
+        )
     if lengths is not None:
-        rows = [(g, n, v) for (g, _, v), n in zip(rows, lengths, strict=True)]
-    names = list(dict.fromkeys(name for _, _, values in rows for name in values))
-    signals = tuple(_signal(rows, name) for name in names)
-    counts = Counter(name for _, _, values in rows for name in values)
-    kept = set(sorted(names, key=lambda n: (n != REWARD, -counts[n]))[:MAX_CORRELATED])
-    paired = [n for n in names if n in kept]  # pairs grow with the square of the criteria
-    correlations = {pair: _corr(rows, *pair) for pair in combinations(paired, 2)}
-    within, overall = _length(rows)
-    disagreements = _disagreements(rows, [n for n in names if n != REWARD], kinds or {})
-    return Diagnostics(
-        samples=len(rows),
-        groups=len({g for g, _, _ in rows if g is not None}),
-        criteria=signals,
-        correlations=correlations,
-        length_correlation=overall,
-        length_correlation_within=within,
-        disagreements=disagreements,
-        warnings=_warnings(signals, overall, within, disagreements),
-    )
+        rows = ((g, n, v) for (g, _, v), n in zip(rows, lengths, strict=True))
+    signals, grouped = Signals(), Groups(bounded=False)  # the samples are in memory already
+    for group, length, values in rows:
+        signals.add(values, length)
+        if group is not None:
+            grouped.add(group, values, length, None)
+    grouped.close()
+    return diagnostics(signals, grouped, kinds)
 
 
-def _rows(results: Run | Iterable[Any]) -> list[_Row]:
-    cases = results.cases if isinstance(results, Run) else results
-    return [_row(item) for item in cases]
-
-
-def _row(item: Any) -> _Row:
+def row(item: Any) -> Row:
+    """A sample's group, completion length, and criteria's values (the reward's last)."""
     if isinstance(item, Case):
         values = {j.name: float(j.value) for j in item.judges if j.value is not None}
         reward, group, length = item.reward, item.group, item.length
@@ -174,68 +156,63 @@ def _row(item: Any) -> _Row:
     return (None if group is None else str(group)), size, values
 
 
-def _signal(rows: list[_Row], name: str) -> CriterionSignal:
-    values = [v[name] for _, _, v in rows if name in v]
-    by_group: dict[str, list[float]] = {}
-    for group, _, v in rows:
-        if group is not None and name in v:
-            by_group.setdefault(group, []).append(v[name])
-    varied = [g for g in by_group.values() if len(g) > 1]
-    flat = sum(max(g) - min(g) <= 1e-9 for g in varied)
-    low, high = (0.0, 1.0) if all(0.0 <= x <= 1.0 for x in values) else (min(values), max(values))
-    n = len(values)
-    return CriterionSignal(
-        name=name,
-        samples=n,
-        groups=len(varied),
-        zero_variance=flat / len(varied) if varied else None,
-        at_min=sum(abs(x - low) <= 1e-9 for x in values) / n,
-        at_max=sum(abs(x - high) <= 1e-9 for x in values) / n,
+def diagnostics(
+    signals: Signals, groups: Groups, kinds: Mapping[str, Kind] | None = None
+) -> Diagnostics:
+    """What `signals` and the closed `groups` say, in `Diagnostics`."""
+    found = []
+    for name, criterion in signals.criteria.items():
+        varied = groups.varied[name]
+        at_min, at_max = criterion.ends()
+        found.append(
+            CriterionSignal(
+                name=name,
+                samples=criterion.n,
+                groups=varied,
+                zero_variance=groups.flat[name] / varied if varied else None,
+                at_min=at_min,
+                at_max=at_max,
+            )
+        )
+    criteria = tuple(found)
+    names = list(signals.paired)
+    correlations = {
+        (a, b): _pair_correlation(signals, i, j)
+        for (i, a), (j, b) in combinations(enumerate(names), 2)
+    }
+    overall, within = signals.length.correlation(), groups.length_correlation()
+    disagreements = _disagreements(signals, kinds or {})
+    return Diagnostics(
+        samples=signals.samples,
+        groups=groups.count,
+        criteria=criteria,
+        correlations=correlations,
+        length_correlation=overall,
+        length_correlation_within=within,
+        disagreements=disagreements,
+        warnings=_warnings(criteria, overall, within, disagreements),
     )
 
 
-def _corr(rows: list[_Row], a: str, b: str) -> float | None:
-    pairs = [(v[a], v[b]) for _, _, v in rows if a in v and b in v]
-    return pearson([x for x, _ in pairs], [y for _, y in pairs])
+def _pair_correlation(signals: Signals, i: int, j: int) -> float | None:
+    pair = signals.pairs.get((i, j))
+    return None if pair is None else pair.moments.correlation()
 
 
-def _length(rows: list[_Row]) -> tuple[float | None, float | None]:
-    """(within groups, overall) correlation of reward with completion length."""
-    pairs = [(g, float(n), v[REWARD]) for g, n, v in rows if n is not None and REWARD in v]
-    if not pairs:
-        return None, None
-    overall = pearson([n for _, n, _ in pairs], [r for _, _, r in pairs])
-    sums: dict[str | None, list[float]] = {}
-    for g, n, r in pairs:
-        total = sums.setdefault(g, [0.0, 0.0, 0.0])
-        total[0], total[1], total[2] = total[0] + n, total[1] + r, total[2] + 1
-    grouped = [(g, n, r) for g, n, r in pairs if g is not None and sums[g][2] > 1]
-    if not grouped:
-        return None, overall
-    lengths = [n - sums[g][0] / sums[g][2] for g, n, _ in grouped]
-    rewards = [r - sums[g][1] / sums[g][2] for g, _, r in grouped]
-    return pearson(lengths, rewards), overall
-
-
-def _disagreements(
-    rows: list[_Row], names: list[str], kinds: Mapping[str, Kind]
-) -> dict[tuple[str, str], float]:
+def _disagreements(signals: Signals, kinds: Mapping[str, Kind]) -> dict[tuple[str, str], float]:
     def kind(name: str) -> Kind:
         if name in kinds:
             return kinds[name]
-        binary = all(v[name] in (0.0, 1.0) for _, _, v in rows if name in v)
-        return "check" if binary else "judge"
+        return "check" if signals.criteria[name].binary else "judge"
 
-    judges = [n for n in names if kind(n) == "judge"]
-    checks = [n for n in names if kind(n) == "check"]
+    names = [n for n in signals.paired if n != REWARD]
+    rank = signals.paired
     found = {}
-    for judge in judges:
-        for check in checks:
-            pairs = [
-                (v[judge] >= 0.5, v[check] >= 0.5) for _, _, v in rows if judge in v and check in v
-            ]
-            if pairs:
-                found[(judge, check)] = sum(a != b for a, b in pairs) / len(pairs)
+    for judge in (n for n in names if kind(n) == "judge"):
+        for check in (n for n in names if kind(n) == "check"):
+            pair = signals.pairs.get((min(rank[judge], rank[check]), max(rank[judge], rank[check])))
+            if pair is not None:
+                found[(judge, check)] = pair.disagree / pair.moments.n
     return found
 
 

@@ -1,4 +1,4 @@
-"""A Harbor job directory → `Run`: one case per trial with a `verifier/reward.json` or `.txt`.
+"""A Harbor job directory's cases: one per trial with a `verifier/reward.json` or `.txt`.
 
 Trials are found anywhere under the directory (a `jobs/` root, one job, one trial, or a lone
 verifier output directory), up to the walk caps. A trial named `<task>__<suffix>` (Harbor's
@@ -10,15 +10,16 @@ too, the status inferred.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from rewardkit._untrusted import loads_json, read_text, walk_files
 from rewardkit.report._load import judge_status, number, text, why_unreadable
-from rewardkit.report._run import Case, JudgeResult, Problem, Run, Step
+from rewardkit.report._run import Case, JudgeResult, Run, Step
 
-__all__ = ["load_job"]
+__all__ = ["job_cases"]
 
 REWARD_FILES = ("reward.json", "reward.txt")
 DETAILS = "reward-details.json"
@@ -26,12 +27,11 @@ MAX_REWARD_BYTES = 1 << 20
 MAX_DETAILS_BYTES = 16 << 20
 
 
-def load_job(root: Path) -> Run:
-    """Every trial under `root`; unreadable files are `Problem`s, never a crash."""
-    run = Run(kind="harbor", source=str(root))
+def job_cases(run: Run, root: Path) -> Iterator[Case]:
+    """Every trial under `root`, one by one; an unreadable file is `run`'s problem, not a crash."""
     files, cut = walk_files(root)
     if cut:
-        run.problems.append(Problem(file=str(root), message=cut))
+        run.problem(str(root), cut)
     verifiers: dict[PurePosixPath, set[str]] = {}
     for rel in files:
         if rel.parent.name == "verifier" or rel.name in (*REWARD_FILES, DETAILS):
@@ -39,13 +39,12 @@ def load_job(root: Path) -> Run:
     for verifier, names in verifiers.items():
         if not names.intersection(REWARD_FILES):
             where = root / verifier
-            run.problems.append(Problem(file=str(where), message="no reward.json or reward.txt"))
+            run.problem(str(where), "no reward.json or reward.txt")
             continue
-        run.cases.append(_trial(root, verifier, names, run.problems))
-    return run
+        yield _trial(root, verifier, names, run)
 
 
-def _trial(root: Path, verifier: PurePosixPath, names: set[str], problems: list[Problem]) -> Case:
+def _trial(root: Path, verifier: PurePosixPath, names: set[str], run: Run) -> Case:
     """One trial from its verifier directory (or any directory holding a reward file)."""
     trial = verifier.parent if verifier.name == "verifier" else verifier
     rewards: dict[str, float] | None = None
@@ -57,7 +56,7 @@ def _trial(root: Path, verifier: PurePosixPath, names: set[str], problems: list[
         if found is not None:
             rewards = found
             break
-        problems.append(Problem(file=str(root / verifier / name), message=why))
+        run.problem(str(root / verifier / name), why)
         error = f"{name}: {why}"
     judges: tuple[JudgeResult, ...] = ()
     steps: tuple[Step, ...] = ()
@@ -66,7 +65,7 @@ def _trial(root: Path, verifier: PurePosixPath, names: set[str], problems: list[
         try:
             judges, steps = _details(_json(root, verifier / DETAILS))
         except (OSError, UnicodeDecodeError, ValueError) as exc:
-            problems.append(Problem(file=str(where), message=why_unreadable(exc)))
+            run.problem(str(where), why_unreadable(exc))
     reward = None
     if rewards:
         reward = rewards.get("reward", sum(rewards.values()) / len(rewards))

@@ -47,10 +47,10 @@ def render_html(
         stats=stats,
         formula=run.formula,
         problems=run.problems,
-        charts=_charts(run, stats),
+        charts=_charts(stats),
         cases=[_case(c, stats.pass_threshold) for c in run.cases[:MAX_CASES]],
-        cases_total=len(run.cases),
-        failed_outcomes=sum(j.failed for c in run.cases for j in c.judges),
+        cases_total=stats.cases,
+        failed_outcomes=stats.failed,
         comparison=comparison,
         diagnostics=diagnostics,
         resamples=RESAMPLES,
@@ -88,12 +88,11 @@ def interval(e: Estimate, percent: bool = False) -> str:
     return f"[{show(e.low)}, {show(e.high)}]"
 
 
-def _charts(run: Run, stats: RunStats) -> dict[str, Any]:
-    rewards = [c.reward for c in run.cases if c.reward is not None]
+def _charts(stats: RunStats) -> dict[str, Any]:
     bars = [_bar(j) for j in stats.judges if j.estimate.mean is not None]
     statuses = [(j.name, j.statuses) for j in stats.judges]
     return {
-        "histogram": histogram(rewards),
+        "histogram": histogram(stats.reward_bins),
         "judges": interval_chart(bars, title="per judge") if bars else None,
         "status": status_chart(statuses or [("(no judges)", {})], title="errors by criterion"),
     }

@@ -1,8 +1,10 @@
-"""Read a report's input into a `Run`: an eval run, a Harbor job directory, or a results file.
+"""Read a report's input: an eval run, a Harbor job directory, or a results file.
 
-Files are untrusted (an agent may have written next to them): every read is capped and every
-JSON document shape-checked (`rewardkit._untrusted`). A file that cannot be read, or only in
-part, becomes a `Problem` naming it; the rest of the run is still reported.
+`open_run` gives the run's kind, source and formula at once and its cases one by one, so a
+report holds no more than it aggregates; `load_run` collects them all. Files are untrusted (an
+agent may have written next to them): every read is capped and every JSON document
+shape-checked (`rewardkit._untrusted`). A file that cannot be read, or only in part, becomes
+a `Problem` naming it; the rest of the run is still reported.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import Any
 
 from rewardkit._errors import ConfigError, UntrustedInputError
 from rewardkit._untrusted import loads_json, open_file, read_text
-from rewardkit.report._run import Case, JudgeResult, Problem, Run, Step
+from rewardkit.report._run import Case, JudgeResult, Run, Step
 
 __all__ = [
     "MAX_LINE_BYTES",
@@ -23,7 +25,9 @@ __all__ = [
     "lines",
     "load_run",
     "mapping",
+    "no_results",
     "number",
+    "open_run",
     "text",
     "why_unreadable",
 ]
@@ -36,28 +40,46 @@ _STATUSES = ("scored", "skipped", "error", "timeout")
 
 
 def load_run(path: Path) -> Run:
-    """Read `path`: `summary.json` (or its directory), a `.jsonl` results file, or a Harbor job.
+    """Read every case of `path` (see `open_run`) into one `Run`.
 
     Raises:
         ConfigError: `path` does not exist, or holds no result at all (the message says
             what was looked for and each file that failed).
+    """
+    run, cases = open_run(path)
+    run.cases.extend(cases)
+    if not run.cases:
+        raise no_results(run)
+    return run
+
+
+def open_run(path: Path) -> tuple[Run, Iterator[Case]]:
+    """`path` (`summary.json` or its directory, a `.jsonl` results file, or a Harbor job) as a
+    `Run` without cases, and its cases as they are read; problems go to the run meanwhile.
+
+    Raises:
+        ConfigError: `path` does not exist.
     """
     if not path.exists():
         raise ConfigError("no such file or directory", path=path)
     if path.is_dir() and (path / "summary.json").is_file():
         path = path / "summary.json"
     if path.is_dir():
-        from rewardkit.report._harbor import load_job
+        from rewardkit.report._harbor import job_cases
 
-        run = load_job(path)
-    elif path.suffix == ".jsonl":
-        run = _load_results(path)
-    else:
-        run = _load_summary(path)
-    if not run.cases:
-        why = "; ".join(map(str, run.problems[:5])) or _EXPECTED
-        raise ConfigError(f"no results found ({why})", path=path)
-    return run
+        run = Run(kind="harbor", source=str(path))
+        return run, job_cases(run, path)
+    if path.suffix == ".jsonl":
+        run = Run(kind="results", source=str(path))
+        return run, _results(run, path)
+    run = Run(kind="eval", source=str(path))
+    return run, _summary(run, path)
+
+
+def no_results(run: Run) -> ConfigError:
+    """The error for an input without a single case (naming its first problems)."""
+    why = "; ".join(map(str, run.problems[:5])) or _EXPECTED
+    return ConfigError(f"no results found ({why})", path=Path(run.source))
 
 
 _EXPECTED = (
@@ -82,30 +104,35 @@ def text(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _load_summary(path: Path) -> Run:
-    run = Run(kind="eval", source=str(path))
+def _summary(run: Run, path: Path) -> Iterator[Case]:
+    """The cases of a `summary.json` (one JSON document, so read whole; its formula first)."""
     try:
         data = loads_json(read_text(path.parent, path.name), str(path))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
-        run.problems.append(Problem(file=str(path), message=why_unreadable(exc)))
-        return run
+        run.problem(str(path), why_unreadable(exc))
+        return iter(())
     if not isinstance(data, dict) or not isinstance(data.get("per_case"), dict):
-        run.problems.append(Problem(file=str(path), message="not a summary.json (no per_case)"))
-        return run
+        run.problem(str(path), "not a summary.json (no per_case)")
+        return iter(())
     composition = data.get("composition")
     composition = composition if isinstance(composition, dict) else {}
     run.formula = _describe(composition)
-    for case_id, entry in data["per_case"].items():
+    return _summary_cases(run, path, data["per_case"], composition)
+
+
+def _summary_cases(
+    run: Run, path: Path, per_case: dict[str, Any], composition: Mapping[str, Any]
+) -> Iterator[Case]:
+    for case_id, entry in per_case.items():
         if not isinstance(entry, dict):
-            run.problems.append(Problem(file=str(path), message=f"per_case.{case_id} is not a map"))
+            run.problem(str(path), f"per_case.{case_id} is not a map")
             continue
         judges = _summary_judges(entry.get("judges"))
         reward = number(entry.get("reward"))
         steps = _summary_steps(reward, judges, composition)
-        run.cases.append(
-            Case(id=str(case_id), reward=reward, judges=judges, composition=steps, source=str(path))
+        yield Case(
+            id=str(case_id), reward=reward, judges=judges, composition=steps, source=str(path)
         )
-    return run
 
 
 def _summary_judges(data: object) -> tuple[JudgeResult, ...]:
@@ -195,24 +222,22 @@ def _normalized(
     return scaled, f"{judge.value:g} on [{low:g}, {high:g}]"
 
 
-def _load_results(path: Path) -> Run:
-    run = Run(kind="results", source=str(path))
+def _results(run: Run, path: Path) -> Iterator[Case]:
     try:
         for number_, line in lines(path):
             where = f"{path}:{number_}"
             try:
                 row = loads_json(line, where)
             except ValueError as exc:
-                run.problems.append(Problem(file=where, message=why_unreadable(exc)))
+                run.problem(where, why_unreadable(exc))
                 continue
             case = _result_case(row, where)
             if case is None:
-                run.problems.append(Problem(file=where, message="not a result object"))
+                run.problem(where, "not a result object")
             else:
-                run.cases.append(case)
+                yield case
     except (OSError, UntrustedInputError) as exc:
-        run.problems.append(Problem(file=str(path), message=why_unreadable(exc)))
-    return run
+        run.problem(str(path), why_unreadable(exc))
 
 
 def lines(path: Path, *, cap: int = MAX_RESULTS_BYTES) -> Iterator[tuple[int, bytes]]:

@@ -1,18 +1,29 @@
-"""A report: one input read, its statistics, a baseline comparison and the RL diagnostics."""
+"""A report: one input read once, as it streams, into its statistics, a baseline comparison
+and the RL diagnostics.
+
+Memory stays flat in the number of cases: each case is counted as it is read and dropped, but
+for the first `MAX_CASES`, which the page lists. A comparison with `--baseline` and the
+lengths of `--rollouts` are joined by case id, so those two keep one id and one number per
+case (of both runs, or per rollout).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from rewardkit.outputs._files import atomic_write
 from rewardkit.report._compare import Comparison, compare
-from rewardkit.report._diagnose import Diagnostics, diagnose
-from rewardkit.report._load import load_run
-from rewardkit.report._run import Run
-from rewardkit.report._summary import RunStats, run_stats
+from rewardkit.report._diagnose import Diagnostics, diagnostics, row
+from rewardkit.report._groups import Groups
+from rewardkit.report._html import MAX_CASES
+from rewardkit.report._load import no_results, open_run
+from rewardkit.report._run import Case, Run
+from rewardkit.report._signals import Signals
+from rewardkit.report._summary import RunStats, Summary
 
-__all__ = ["Report", "build_report"]
+__all__ = ["Report", "Scan", "build_report"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -20,6 +31,8 @@ class Report:
     """Everything `rewardkit report` shows."""
 
     run: Run
+    """The input's kind, source, formula and problems, and its first `MAX_CASES` cases (the
+    page lists them; `stats` covers every case)."""
     stats: RunStats
     comparison: Comparison | None = None
     diagnostics: Diagnostics | None = None
@@ -62,19 +75,90 @@ def build_report(
     Raises:
         ConfigError: an input is missing or holds no result at all.
     """
-    run = load_run(path)
-    if rollouts is not None:
-        from rewardkit.report._rollouts import with_lengths
-
-        run = with_lengths(run, rollouts)
-    groups: dict[str, int] = {}
-    for case in run.cases:
-        if case.group is not None:
-            groups[case.group] = groups.get(case.group, 0) + 1
-    repeated = any(n > 1 for n in groups.values())
+    scan = _read(path, pass_threshold, rollouts, baseline is not None)
+    if scan.groups.reopened and not scan.groups.overflow:
+        # some group came back after it closed: read again, holding those groups open
+        scan = _read(path, pass_threshold, rollouts, baseline is not None, scan.groups.reopened)
+    if scan.groups.warning:
+        scan.run.problem(scan.run.source, scan.groups.warning)
+    comparison = None
+    if baseline is not None:
+        before, source = _rewards(baseline)
+        comparison = compare(scan.rewards, before, source=source)
     return Report(
-        run=run,
-        stats=run_stats(run, pass_threshold=pass_threshold),
-        comparison=compare(run, load_run(baseline)) if baseline is not None else None,
-        diagnostics=diagnose(run) if repeated else None,
+        run=scan.run,
+        stats=scan.summary.stats(scan.groups),
+        comparison=comparison,
+        diagnostics=diagnostics(scan.signals, scan.groups) if scan.groups.repeated else None,
     )
+
+
+def _read(
+    path: Path,
+    pass_threshold: float,
+    rollouts: Path | None,
+    paired: bool,
+    held: set[str] | frozenset[str] = frozenset(),
+) -> Scan:
+    run, cases = open_run(path)
+    lengths: dict[str, int] = {}
+    if rollouts is not None:
+        from rewardkit.report._rollouts import rollout_lengths
+
+        lengths = rollout_lengths(rollouts, run)
+    return Scan(
+        run, cases, pass_threshold=pass_threshold, lengths=lengths, paired=paired, held=held
+    )
+
+
+class Scan:
+    """One read of a run's cases: each counted as it comes, the first `MAX_CASES` kept in `run`.
+
+    Raises:
+        ConfigError: there is not one case.
+    """
+
+    def __init__(
+        self,
+        run: Run,
+        cases: Iterable[Case],
+        *,
+        pass_threshold: float = 1.0,
+        lengths: Mapping[str, int] | None = None,
+        paired: bool = False,
+        held: set[str] | frozenset[str] = frozenset(),
+    ) -> None:
+        self.run = run
+        self.summary = Summary(pass_threshold)
+        self.signals = Signals()
+        self.groups = Groups(held=frozenset(held))
+        self.rewards: dict[str, float] = {}
+        """Case id → reward, for a comparison (when `paired`)."""
+        lengths = lengths or {}
+        for case in cases:
+            if len(run.cases) < MAX_CASES:
+                run.cases.append(case)
+            passed = self.summary.add(case)
+            group, length, values = row(case)
+            length = lengths.get(case.id, length)
+            self.signals.add(values, length)
+            if group is not None:
+                self.groups.add(group, values, length, passed)
+            if paired and case.reward is not None:
+                self.rewards[case.id] = case.reward
+        if not run.cases:
+            raise no_results(run)
+        self.groups.close()
+
+
+def _rewards(path: Path) -> tuple[dict[str, float], str]:
+    """Case id → reward of the cases of `path` that have one, and where they were read."""
+    run, cases = open_run(path)
+    found, seen = {}, False
+    for case in cases:
+        seen = True
+        if case.reward is not None:
+            found[case.id] = case.reward
+    if not seen:
+        raise no_results(run)
+    return found, run.source

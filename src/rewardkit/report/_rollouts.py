@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 from rewardkit._errors import UntrustedInputError
 from rewardkit._untrusted import loads_json
 from rewardkit.report._load import lines
-from rewardkit.report._run import Problem, Run
+from rewardkit.report._run import Run
 
-__all__ = ["completion_length", "with_lengths"]
+__all__ = ["completion_length", "rollout_lengths"]
 
 
 def completion_length(sample: object) -> int | None:
@@ -33,8 +32,9 @@ def completion_length(sample: object) -> int | None:
     return None
 
 
-def with_lengths(run: Run, rollouts: Path) -> Run:
-    """`run` with each case's `length` from the rollout of the same id (default: line number)."""
+def rollout_lengths(rollouts: Path, run: Run) -> dict[str, int]:
+    """Each rollout's completion length by id (default: line number); none when the file
+    cannot be read, which is `run`'s problem."""
     found: dict[str, int] = {}
     try:
         for number, line in lines(rollouts):
@@ -47,6 +47,6 @@ def with_lengths(run: Run, rollouts: Path) -> Run:
                 key = sample.get("id", number) if isinstance(sample, dict) else number
                 found[str(key)] = length
     except (OSError, UntrustedInputError) as exc:
-        run.problems.append(Problem(file=str(rollouts), message=str(exc)))
-        return run
-    return replace(run, cases=[replace(c, length=found.get(c.id, c.length)) for c in run.cases])
+        run.problem(str(rollouts), str(exc))
+        return {}
+    return found

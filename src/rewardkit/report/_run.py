@@ -9,9 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-__all__ = ["Case", "JudgeResult", "Problem", "Run", "RunKind", "Step"]
+__all__ = ["MAX_PROBLEMS", "Case", "JudgeResult", "Problem", "Run", "RunKind", "Step"]
 
 RunKind = Literal["eval", "harbor", "results"]
+MAX_PROBLEMS = 1000
+"""The most problems listed; past it one more says the rest are not."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -82,14 +84,15 @@ class Run:
     kind: RunKind
     source: str
     cases: list[Case] = field(default_factory=list)
+    """Every case (`load_run`), or the first `MAX_CASES` (a `Report`'s run)."""
     problems: list[Problem] = field(default_factory=list)
     formula: str | None = None
     """How each case's reward is composed, when the input says so once for all cases."""
 
-    @property
-    def judge_names(self) -> list[str]:
-        """Every judge name, in order of first appearance."""
-        names: dict[str, None] = {}
-        for case in self.cases:
-            names.update((j.name, None) for j in case.judges)
-        return list(names)
+    def problem(self, file: str, message: str) -> None:
+        """Note a file that could not be read (past `MAX_PROBLEMS`, only that there are more)."""
+        if len(self.problems) < MAX_PROBLEMS:
+            self.problems.append(Problem(file=file, message=message))
+        elif len(self.problems) == MAX_PROBLEMS:
+            more = f"more than {MAX_PROBLEMS:,} problems; the rest are not listed"
+            self.problems.append(Problem(file=self.source, message=more))

@@ -24,7 +24,6 @@ __all__ = [
     "paired_difference",
     "pass_at_k",
     "pass_hat_k",
-    "pearson",
     "std_error",
     "wilson_interval",
 ]
@@ -136,25 +135,6 @@ def estimate(values: Sequence[float | bool], *, seed: int = SEED) -> Estimate:
         )
     low, high = bootstrap_interval(numbers, seed=seed)
     return Estimate(mean=m, n=n, std_error=se, low=low, high=high, method="bootstrap")
-
-
-def pearson(xs: Sequence[float], ys: Sequence[float]) -> float | None:
-    """Pearson's correlation; `None` below two pairs or when either side is constant.
-
-    >>> pearson([1, 2, 3], [2, 4, 7])
-    0.9933992677987828
-    """
-    if len(xs) != len(ys):
-        raise ValueError(f"pearson needs pairs (got {len(xs)} and {len(ys)} values)")
-    if len(xs) < 2:
-        return None
-    mx, my = math.fsum(xs) / len(xs), math.fsum(ys) / len(ys)
-    sxy = math.fsum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True))
-    sxx = math.fsum((x - mx) ** 2 for x in xs)
-    syy = math.fsum((y - my) ** 2 for y in ys)
-    if sxx <= 1e-12 or syy <= 1e-12:
-        return None
-    return max(-1.0, min(1.0, sxy / math.sqrt(sxx * syy)))
 
 
 def pass_at_k(n: int, passes: int, k: int) -> float:

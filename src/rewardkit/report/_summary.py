@@ -1,15 +1,22 @@
-"""A run's statistics: the reward and each judge with its interval, and pass@k / pass^k."""
+"""A run's statistics, counted as its cases stream: the reward and each judge with its
+interval, pass@k / pass^k, and the reward histogram."""
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass
 from typing import Literal
 
-from rewardkit.report._run import JudgeResult, Run
-from rewardkit.report._stats import Estimate, estimate, pass_at_k, pass_hat_k
+from rewardkit.report._groups import Groups
+from rewardkit.report._moments import Column
+from rewardkit.report._run import Case
+from rewardkit.report._stats import Estimate, pass_at_k, pass_hat_k
 
-__all__ = ["JudgeStats", "PassAtK", "RunStats", "run_stats"]
+__all__ = ["BINS", "JudgeStats", "PassAtK", "RunStats", "Summary"]
+
+BINS = 10
+"""The reward histogram's bins over [0, 1]."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -45,54 +52,82 @@ class RunStats:
     pass_k: tuple[PassAtK, ...]
     """Empty unless some group (task, prompt) has repeated samples."""
     pass_threshold: float
+    reward_bins: tuple[int, ...]
+    """How many rewards fall in each tenth of [0, 1] (those outside counted at the ends)."""
+
+    @property
+    def cases(self) -> int:
+        """Every case, with a reward or not."""
+        return self.reward.n + self.invalid
+
+    @property
+    def failed(self) -> int:
+        """Judge outcomes that errored or timed out, over every case."""
+        return sum(j.statuses.get("error", 0) + j.statuses.get("timeout", 0) for j in self.judges)
 
 
-def run_stats(run: Run, *, pass_threshold: float = 1.0) -> RunStats:
-    """Statistics of `run`; a sample passes (for pass@k) when its reward >= `pass_threshold`."""
-    rewards = [c.reward for c in run.cases if c.reward is not None]
-    by_name: dict[str, list[JudgeResult]] = {}  # one pass: a case may carry many judges
-    for case in run.cases:
+class Summary:
+    """`RunStats` of cases as they stream: `add` each case, then `stats`."""
+
+    def __init__(self, pass_threshold: float = 1.0) -> None:
+        self.pass_threshold = pass_threshold
+        self.reward = Column()
+        self.invalid = 0
+        self.bins = [0] * BINS
+        self.judges: dict[str, tuple[Column, Counter[str]]] = {}
+        """Judge name → its scored values and its statuses, in order of first appearance."""
+
+    def add(self, case: Case) -> bool | None:
+        """Count `case`; whether it passes (`None` without a reward)."""
         for judge in case.judges:
-            by_name.setdefault(judge.name, []).append(judge)
-    return RunStats(
-        reward=estimate(rewards),
-        invalid=len(run.cases) - len(rewards),
-        judges=tuple(_judge(name, by_name.get(name, [])) for name in run.judge_names),
-        pass_k=_pass_k(run, pass_threshold),
-        pass_threshold=pass_threshold,
-    )
+            found = self.judges.get(judge.name)
+            if found is None:
+                found = self.judges[judge.name] = (Column(), Counter())
+            found[1][judge.status] += 1
+            if judge.status == "scored" and judge.value is not None:
+                found[0].add(judge.value)
+        if case.reward is None:
+            self.invalid += 1
+            return None
+        self.reward.add(case.reward)
+        self.bins[min(BINS - 1, int(min(1.0, max(0.0, case.reward)) * BINS))] += 1
+        return case.reward >= self.pass_threshold
+
+    def stats(self, groups: Groups) -> RunStats:
+        """The statistics, pass@k from the closed `groups`."""
+        return RunStats(
+            reward=self.reward.estimate(),
+            invalid=self.invalid,
+            judges=tuple(_judge(name, *found) for name, found in self.judges.items()),
+            pass_k=_pass_k(groups.pass_counts),
+            pass_threshold=self.pass_threshold,
+            reward_bins=tuple(self.bins),
+        )
 
 
-def _judge(name: str, results: list[JudgeResult]) -> JudgeStats:
-    values = [j.value for j in results if j.status == "scored" and j.value is not None]
-    kinds = {isinstance(v, bool) for v in values}
-    metric: Literal["pass_rate", "mean", "none"] = (
-        "pass_rate" if kinds == {True} else "mean" if kinds == {False} else "none"
-    )
+def _judge(name: str, values: Column, statuses: Counter[str]) -> JudgeStats:
     return JudgeStats(
         name=name,
-        metric=metric,
-        estimate=estimate(values if metric != "none" else []),
-        statuses=dict(Counter(j.status for j in results)),
+        metric=values.metric,
+        estimate=values.estimate(),
+        statuses=dict(statuses),
     )
 
 
-def _pass_k(run: Run, threshold: float) -> tuple[PassAtK, ...]:
-    groups: dict[str, list[bool]] = {}
-    for case in run.cases:
-        if case.group is not None and case.reward is not None:
-            groups.setdefault(case.group, []).append(case.reward >= threshold)
-    repeated = [g for g in groups.values() if len(g) > 1]
-    if not repeated:
+def _pass_k(counts: Counter[tuple[int, int]]) -> tuple[PassAtK, ...]:
+    """pass@k and pass^k averaged over groups, from `(samples, passes) → groups`."""
+    if not counts:
         return ()
-    largest = min(len(g) for g in repeated)
+    groups = sum(counts.values())
+    largest = min(n for n, _ in counts)
     ks = sorted({k for k in (1, 2, 4, 8, 16, 32, 64) if k <= largest} | {largest})
+    shapes = sorted(counts.items())
     return tuple(
         PassAtK(
             k=k,
-            pass_at_k=sum(pass_at_k(len(g), sum(g), k) for g in repeated) / len(repeated),
-            pass_hat_k=sum(pass_hat_k(len(g), sum(g), k) for g in repeated) / len(repeated),
-            groups=len(repeated),
+            pass_at_k=math.fsum(g * pass_at_k(n, c, k) for (n, c), g in shapes) / groups,
+            pass_hat_k=math.fsum(g * pass_hat_k(n, c, k) for (n, c), g in shapes) / groups,
+            groups=groups,
         )
         for k in ks
     )

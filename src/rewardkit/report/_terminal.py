@@ -40,7 +40,7 @@ def text_lines(
     diagnostics: Diagnostics | None = None,
 ) -> list[str]:
     """Everything printed after the table, one line each."""
-    lines = [f"{len(run.cases)} cases from {run.source}"]
+    lines = [f"{stats.cases} cases from {run.source}"]
     if run.formula:
         lines.append(run.formula)
     for row in stats.pass_k:
