@@ -15,6 +15,10 @@ function, write the same result line. Sections (`--only score,batch,processes`):
   samples in memory.
 - `processes`: `score_batch(processes=1)` vs `processes=2` on a CPU-bound reward (about
   1.5 ms of pure Python per sample), wall time.
+- `serve`: `rewardkit serve --config eval.yaml` against a minimal FastAPI endpoint that calls
+  the same function inline (both under uvicorn, in their own process), throughput at 1, 8 and
+  128 concurrent clients (threads with one keep-alive `httpx.Client` each); then
+  `rewardkit serve` on a tests directory (one programmatic criterion) at 32 clients, p50/p99.
 
 Medians of `--runs` (default 3) runs, interleaved.
 """
@@ -73,7 +77,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="10000,100000,1000000")
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--only", default="score,batch,processes")
+    parser.add_argument("--only", default="score,batch,processes,serve")
     args = parser.parse_args()
     sections = set(args.only.split(","))
     with tempfile.TemporaryDirectory() as folder:
@@ -91,6 +95,8 @@ def main() -> None:
             batch_section(work, args.runs)
         if "processes" in sections:
             processes_section(args.runs)
+        if "serve" in sections:
+            serve_section(work)
 
 
 def score_section(work: Path, n: int, runs: int) -> None:
@@ -256,6 +262,123 @@ def processes_section(runs: int) -> None:
     print(f"score_batch(processes=N), CPU-bound reward, N={n:,}: 1 process {one:.2f} s, "
           f"2 processes {two:.2f} s ({one / two:.2f}x)")
     scorer.close()
+
+
+INLINE_APP = '''
+import sys
+from fastapi import FastAPI
+from pydantic import BaseModel
+sys.path.insert(0, sys.argv[2])
+from scale_reward import exact
+
+class Sample(BaseModel):
+    prompt: str
+    completion: str
+    ground_truth: str
+
+app = FastAPI()
+
+@app.post("/score")
+def score(sample: Sample) -> dict:
+    messages = [{"role": "user", "content": sample.prompt},
+                {"role": "assistant", "content": sample.completion}]
+    reward = float(exact(messages=messages, ground_truth=sample.ground_truth).score)
+    return {"reward": reward, "valid": True, "judges": {"exact": reward}}
+
+@app.get("/healthz")
+def healthz() -> dict:
+    return {"status": "ok"}
+
+if __name__ == "__main__":
+    import uvicorn
+    uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning")
+'''
+
+
+def serve_section(work: Path) -> None:
+    import socket
+    from concurrent.futures import ThreadPoolExecutor
+
+    import httpx
+
+    def port() -> int:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            return int(s.getsockname()[1])
+
+    def start(cmd: list[str], url: str) -> subprocess.Popen[bytes]:
+        server = subprocess.Popen(cmd, cwd=work, stdout=subprocess.DEVNULL)
+        for _ in range(400):
+            try:
+                if httpx.get(f"{url}/healthz").status_code == 200:
+                    return server
+            except httpx.TransportError:
+                time.sleep(0.05)
+        raise SystemExit(f"server did not start: {cmd}")
+
+    def load(url: str, clients: int, per: int, sample: dict[str, Any]) -> list[float]:
+        def one(_: int) -> list[float]:
+            took = []
+            with httpx.Client(base_url=url, timeout=60) as http:
+                for _ in range(per):
+                    begin = time.perf_counter()
+                    body = http.post("/score", json=sample).json()
+                    took.append(time.perf_counter() - begin)
+                    assert body["reward"] == 1.0, body
+            return took
+
+        with ThreadPoolExecutor(clients) as pool:
+            list(pool.map(one, range(clients)))  # warm: connections and workers up
+            begin = time.perf_counter()
+            latencies = [x for part in pool.map(one, range(clients)) for x in part]
+            return [time.perf_counter() - begin, *sorted(latencies)]
+
+    (work / "inline_app.py").write_text(INLINE_APP)
+    sample = {"prompt": "2+2?", "completion": "4", "ground_truth": "4"}
+    servers = {
+        "inline FastAPI": [sys.executable, str(work / "inline_app.py")],
+        "rewardkit serve": [sys.executable, "-m", "rewardkit", "serve", "--config",
+                            str(work / "eval.yaml"), "--max-concurrent", "8", "--port"],
+    }
+    rates: dict[str, dict[int, float]] = {}
+    for name, cmd in servers.items():
+        p = port()
+        url = f"http://127.0.0.1:{p}"
+        args = [*cmd, str(p), str(work)] if name == "inline FastAPI" else [*cmd, str(p)]
+        server = start(args, url)
+        try:
+            rates[name] = {}
+            for clients in (1, 8, 128):
+                per = max(2000 // clients, 10)
+                elapsed, *_ = load(url, clients, per, sample)
+                rates[name][clients] = clients * per / elapsed
+        finally:
+            server.terminate()
+            server.wait(10)
+    for clients in (1, 8, 128):
+        ours, inline = rates["rewardkit serve"][clients], rates["inline FastAPI"][clients]
+        print(f"serve, {clients} clients: rewardkit serve {ours:.0f} req/s, inline FastAPI "
+              f"{inline:.0f} req/s ({ours / inline:.2f}x)")
+    tests = work / "tests"
+    tests.mkdir(exist_ok=True)
+    (tests / "checks.py").write_text(
+        "import rewardkit as rk\n\nrk.file_exists('answer.txt')\n"
+    )
+    (work / "ws").mkdir(exist_ok=True)
+    (work / "ws" / "answer.txt").write_text("4")
+    p = port()
+    url = f"http://127.0.0.1:{p}"
+    server = start([sys.executable, "-m", "rewardkit", "serve", "--config", str(tests),
+                    "--port", str(p)], url)
+    try:
+        elapsed, *latencies = load(url, 32, 20, {"workspace": str(work / "ws")})
+    finally:
+        server.terminate()
+        server.wait(10)
+    p50 = statistics.median(latencies) * 1000
+    p99 = latencies[int(len(latencies) * 0.99) - 1] * 1000
+    print(f"serve, tests dir, 32 clients x 20 requests: p50 {p50:.1f} ms, p99 {p99:.1f} ms, "
+          f"{len(latencies) / elapsed:.0f} req/s")
 
 
 if __name__ == "__main__":

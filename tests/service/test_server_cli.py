@@ -125,3 +125,15 @@ def test_serve_says_where_it_listens() -> None:
         finally:
             proc.terminate()
             proc.wait(timeout=30)
+
+
+def test_answers_are_not_held_back_by_nagle() -> None:
+    # a listening socket without IPPROTO_TCP makes asyncio skip TCP_NODELAY on its
+    # connections: each answer then waited for the client's delayed ACK (40 ms)
+    import socket
+
+    listening = serve_cli._listen("127.0.0.1", 0)
+    try:
+        assert listening.proto == socket.IPPROTO_TCP
+    finally:
+        listening.close()

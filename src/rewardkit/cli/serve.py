@@ -195,7 +195,9 @@ def _run(app: Any, host: str, port: int) -> int:
 def _listen(host: str, port: int) -> socket.socket:
     """A listening socket bound now, so a port in use is a clear error, not a late crash."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    listening = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP named, or asyncio leaves Nagle on for the accepted connections: every
+    # answer then waits out the client's delayed ACK (40 ms on Linux)
+    listening = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
         listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         listening.bind((host, port))
