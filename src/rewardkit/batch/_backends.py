@@ -14,10 +14,10 @@ import re
 import sys
 import time
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from rewardkit._errors import ConfigError, did_you_mean
 from rewardkit._outcome import ErrorPolicy, Outcome
@@ -44,6 +44,7 @@ __all__ = [
 ]
 
 _PASSED = ("ground_truth", "metadata", "trajectory", "workspace")
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -229,7 +230,7 @@ class TestsDirBackend:
         if not sample.workspace.is_dir():
             raise SampleError(f"sample field 'workspace' is not a directory: {sample.workspace}")
         policy: ErrorPolicy = "zero" if on_error == "fail" else on_error
-        (result,) = asyncio.run(execute_async([self.plan], sample.workspace, on_error=policy))
+        (result,) = _on_own_loop(execute_async([self.plan], sample.workspace, on_error=policy))
         rewards = dict(result.rewards)
         reward = rewards.get("reward", sum(rewards.values()) / max(len(rewards), 1))
         outcomes = tuple(o for _, node in result.dimensions for o in _outcomes(node))
@@ -375,6 +376,21 @@ def _accepted(fn: Callable[..., Any]) -> frozenset[str]:
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
         return frozenset(_PASSED)
     return frozenset(name for name in _PASSED if name in params)
+
+
+_LOOP: list[asyncio.Runner] = []
+"""A pool worker's event loop, kept from one sample to the next."""
+
+
+def _on_own_loop(work: Coroutine[Any, Any, T]) -> T:
+    """Run the engine's `work`: in a pool's worker process (one thread, ended by `os._exit`)
+    on one loop kept for every sample, as a new loop per sample costs more than many rewards;
+    elsewhere on a loop of its own."""
+    if not runs_inline():
+        return asyncio.run(work)
+    if not _LOOP:
+        _LOOP.append(asyncio.Runner())
+    return _LOOP[0].run(work)
 
 
 def _ms(start: float) -> float:
