@@ -192,31 +192,38 @@ def test_a_line_over_max_line_mib_is_recorded_and_the_rest_scored(
         (['{"id": 2}', "{not json"], "id 2 is on lines 1 and 2."),
     ],
 )
-def test_a_duplicate_id_stops_the_run_where_it_is_read(
+def test_a_repeated_id_is_refused_and_every_other_line_scored(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], lines: list[str], message: str
 ) -> None:
-    rollouts = _rollouts(tmp_path / "r.jsonl", lines)
+    rollouts = _rollouts(tmp_path / "r.jsonl", [*lines, '{"id": "after"}'])
     out = tmp_path / "o.jsonl"
     assert main(_argv(rollouts, out)) == 2
     err = capsys.readouterr().err
     second = len(lines)
     assert err == (
         f"rewardkit score: error: {rollouts}: {message} Give every rollout a unique 'id' "
-        f"(a line without one has its line number as id); the lines before {second} were "
-        "scored, so a rerun resumes there.\n"
+        "(a line without one has its line number as id); the lines with a repeated id were "
+        "not scored, the others were.\n"
     )
-    assert sorted(row["line"] for row in _results(out)) == list(range(1, second))
+    written = sorted(row["line"] for row in _results(out))
+    assert written == [*range(1, second), second + 1]
 
 
 def test_ids_are_checked_in_fixed_memory(tmp_path: Path) -> None:
     rollouts = _rollouts(tmp_path / "r.jsonl", [f'{{"id": {i}}}' for i in range(1, 20_001)])
     seen = SeenIds(rollouts, 1 << 20)
     for number in range(1, 20_001):  # ids 1..20000 as ints, then as text: all distinct
-        seen.add(number, number)
-        seen.add(str(number), 20_000 + number)
+        for sample_id in (number, str(number)):
+            if not seen.new(sample_id):
+                seen.hold(sample_id, number, sample_id)
+    false_alarms = [line for _, _, line in seen.held]
+    assert len(false_alarms) < 5
+    assert seen.settle() == false_alarms  # released by one more read of the ids
     assert len(seen.bloom.bits) == 32 << 20
+    assert not seen.new(7)
+    seen.hold(7, 40_001, "line 40001")
     with pytest.raises(ConfigError, match="id 7 is on lines 7 and 40001"):
-        seen.add(7, 40_001)
+        seen.settle()
 
 
 def test_every_rollout_invalid_exits_3_with_a_summary(

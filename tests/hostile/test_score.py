@@ -128,7 +128,7 @@ def test_a_2_gib_line_without_a_newline_is_never_read_whole(tmp_path: Path) -> N
     assert "the line is longer than 67,108,864 bytes (the cap)" in rows[4]["error"]
 
 
-def test_a_duplicate_id_stops_the_run_where_it_is_read(tmp_path: Path) -> None:
+def test_repeated_ids_are_refused_and_the_rest_scored(tmp_path: Path) -> None:
     tests, ws = _tests_dir(tmp_path)
     lines = [json.dumps({"id": i % 5 if i != 7 else 2, "workspace": str(ws)}) for i in range(9)]
     rollouts = tmp_path / "r.jsonl"
@@ -139,9 +139,9 @@ def test_a_duplicate_id_stops_the_run_where_it_is_read(tmp_path: Path) -> None:
     assert run.wall_s < 30
     assert run.peak_rss_mb < 400
     assert run.stderr == (
-        f"rewardkit score: error: {rollouts}: id 0 is on lines 1 and 6. Give every rollout a "
-        "unique 'id' (a line without one has its line number as id); the lines before 6 were "
-        "scored, so a rerun resumes there.\n"
+        f"rewardkit score: error: {rollouts}: id 0 is on lines 1 and 6 (3 more repeated ids). "
+        "Give every rollout a unique 'id' (a line without one has its line number as id); the "
+        "lines with a repeated id were not scored, the others were.\n"
     )
     assert sorted(json.loads(line)["id"] for line in out.read_text().splitlines()) == [0, 1, 2, 3, 4]
 

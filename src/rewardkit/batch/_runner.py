@@ -2,8 +2,8 @@
 
 Each rollout line is a JSON object of sample fields plus an optional `id` (default: its line
 number) and `group` (e.g. the GRPO prompt id, copied to its result). The file is read once,
-as it is scored. Ids must be unique: they are checked as they are read (`SeenIds`), and a
-repeated one stops the run there, naming both lines. Each result line is `{"id", "line",
+as it is scored. Ids must be unique: they are checked as they are read (`SeenIds`); a line
+with a repeated id is not scored, and the run ends with an error naming both lines. Each result line is `{"id", "line",
 "group"?, "reward", "valid", "judges", "error"?}`; the lines of each chunk of samples are
 written and flushed together as it finishes, whole, so a killed run resumes where it stopped:
 rollouts whose `id` is already in the results file are skipped (with `retry_invalid`, only
@@ -125,39 +125,61 @@ def done_results(out: Path) -> dict[str, bool]:
 class SeenIds:
     """The ids read so far, in a fixed 32 MiB whatever their number (a `Bloom` filter, which
     may answer "seen" for a new id: about once in 10^10 ids up to a million, once in 10^4 at
-    ten million). A "seen" is checked by reading the ids of the lines before it again, so
-    only a real repeat stops the run."""
+    ten million, but never "new" for a seen one).
+
+    A line whose id may have been seen waits (`hold`); once `HOLD` lines wait, or the file
+    has been read, one more pass over the ids tells real repeats from false alarms
+    (`settle`), so a run reads the file at most once more per `HOLD` waiting lines.
+    """
+
+    HOLD = 1_000
 
     def __init__(self, rollouts: Path, cap: int) -> None:
         self.rollouts = rollouts
         self.cap = cap
         self.bloom = Bloom(28, 6)
+        self.held: list[tuple[SampleId, int, Any]] = []
+        """(id, line number, what to do with the line once it is cleared)."""
 
-    def add(self, sample_id: SampleId, number: int) -> None:
-        """Record line `number`'s id.
+    def new(self, sample_id: SampleId) -> bool:
+        """Record an id; False when it may have been seen (then `hold` its line)."""
+        return not self.bloom.add(sample_id)
+
+    def hold(self, sample_id: SampleId, number: int, line: Any) -> None:
+        self.held.append((sample_id, number, line))
+
+    def settle(self) -> list[Any]:
+        """The held lines whose id is new, in order; forgets them all.
 
         Raises:
-            ConfigError: an earlier line has this id (naming both lines).
+            ConfigError: a held line repeats an earlier line's id (naming both lines).
         """
-        if self.bloom.add(sample_id) and (first := self._first_line(sample_id, number)):
+        held, self.held = self.held, []
+        if not held:
+            return []
+        wanted = {(i, type(i)) for i, _, _ in held}
+        first: dict[tuple[SampleId, type], int] = {}
+        for number, raw in _lines(self.rollouts, self.cap):
+            try:
+                sample_id: SampleId = parse_line(raw, number, self.cap)[0]
+            except LineError:
+                sample_id = number  # what it is recorded under
+            key = (sample_id, type(sample_id))
+            if key in wanted:
+                first.setdefault(key, number)
+        repeats = [(first.get((i, type(i)), n), n) for i, n, _ in held]
+        repeats = [(earlier, n) for earlier, n in repeats if earlier < n]
+        if repeats:
+            (earlier, number), more = repeats[0], len(repeats) - 1
+            sample_id = next(i for i, n, _ in held if n == number)
+            also = f" ({more} more repeated ids)" if more else ""
             raise ConfigError(
-                f"id {_key(sample_id)} is on lines {first} and {number}. Give every rollout a "
-                "unique 'id' (a line without one has its line number as id); the lines before "
-                f"{number} were scored, so a rerun resumes there.",
+                f"id {_key(sample_id)} is on lines {earlier} and {number}{also}. Give every "
+                "rollout a unique 'id' (a line without one has its line number as id); the "
+                "lines with a repeated id were not scored, the others were.",
                 path=self.rollouts,
             )
-
-    def _first_line(self, sample_id: SampleId, before: int) -> int | None:
-        for number, raw in _lines(self.rollouts, self.cap):
-            if number >= before:
-                return None
-            try:
-                earlier: SampleId = parse_line(raw, number, self.cap)[0]
-            except LineError:
-                earlier = number  # what it is recorded under
-            if earlier == sample_id and type(earlier) is type(sample_id):
-                return number
-        return None
+        return [line for _, _, line in held]
 
 
 def rollouts_left(rollouts: Path, out: Path, cap: int = MAX_LINE_BYTES) -> int:
@@ -288,18 +310,32 @@ def _read(
     for number, raw in _lines(rollouts, cap):
         try:
             sample_id, data = parse_line(raw, number, cap)
-            group = take_group(data)
+            line: Any = ((sample_id, number, take_group(data)), data)
         except LineError as exc:
-            seen.add(number, number)
-            bad(number, str(exc))
+            sample_id, line = number, (number, str(exc))
+        if seen.new(sample_id):
+            yield from _take(line, done, counts, bad)
             continue
-        seen.add(sample_id, number)
-        valid = done.get(_key(sample_id)) if done else None
-        if valid is not None:
-            counts.skipped += 1
-            counts.valid_before += valid
-            continue
-        yield (sample_id, number, group), data
+        seen.hold(sample_id, number, line)
+        if len(seen.held) >= seen.HOLD:
+            for cleared in seen.settle():
+                yield from _take(cleared, done, counts, bad)
+    for cleared in seen.settle():
+        yield from _take(cleared, done, counts, bad)
+
+
+def _take(line: Any, done: dict[str, bool], counts: RunCounts, bad: BadLine) -> Items:
+    """A read line, unless it is malformed (reported) or already done (counted)."""
+    key, data = line
+    if isinstance(key, int):  # (line number, problem)
+        bad(key, data)
+        return
+    valid = done.get(_key(key[0])) if done else None
+    if valid is not None:
+        counts.skipped += 1
+        counts.valid_before += valid
+        return
+    yield key, data
 
 
 _dumps = json.JSONEncoder(ensure_ascii=False).encode
