@@ -61,6 +61,7 @@ class ForkedPool:
 
     def __init__(self, run: Run, *, size: int, deadline: float, memory_mib: int) -> None:
         self.size = size
+        self.deadline = deadline
         self._spec = (run, deadline, memory_mib)
         self._slots: list[_Slot] = []
         self._idle: queue.SimpleQueue[_Slot] = queue.SimpleQueue()

@@ -5,7 +5,8 @@ few hung samples take the whole service. Here each sample is scored in a worker 
 from the server, which the sample deadline kills (see `batch/_forked.py`); a request cancelled
 by its own deadline ends its sample's processes too, and the slot gets fresh ones. At most
 `size` samples are scored at once. The processes start with the first request and inherit the
-loaded reward, so nothing is pickled but samples and results.
+loaded reward, so nothing is pickled but samples and results. A scorer that has a pool of its
+own (loaded with a deadline, or an eval.yaml with code judges) lends it when it fits.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ class Workers:
         self.deadline = deadline
         self._spec = (partial(score_sample, scorer.backend, on_error=scorer.on_error), scorer)
         self._pool: tuple[ForkedPool, ThreadPoolExecutor] | None = None
+        self._owned = False
 
     async def score(self, sample: Mapping[str, Any]) -> dict[str, Any]:
         """Score `sample`; return the fields of `ResultOut` but `metadata`.
@@ -66,19 +68,28 @@ class Workers:
         if self._pool is not None:
             pool, threads = self._pool
             self._pool = None
-            pool.close()
+            if self._owned:  # a scorer's own pool is the scorer's to close
+                pool.close()
+            self._owned = False
             threads.shutdown(wait=False, cancel_futures=True)
 
     def _started(self) -> tuple[ForkedPool, ThreadPoolExecutor]:
         if self._pool is None:
             run, scorer = self._spec
-            deadline = math.inf if self.deadline is None else self.deadline
-            try:
-                pool = ForkedPool(
-                    run, size=self.size, deadline=deadline, memory_mib=scorer.memory_mib
-                )
-            except OSError as exc:
-                raise WorkerError(f"could not start the scoring processes: {exc}") from exc
+            pool = scorer._forked  # the scorer's own (a deadline, or eval.yaml code judges)
+            if (
+                pool is None
+                or pool.size != self.size
+                or (self.deadline is not None and pool.deadline != self.deadline)
+            ):
+                deadline = math.inf if self.deadline is None else self.deadline
+                try:
+                    pool = ForkedPool(
+                        run, size=self.size, deadline=deadline, memory_mib=scorer.memory_mib
+                    )
+                except OSError as exc:
+                    raise WorkerError(f"could not start the scoring processes: {exc}") from exc
+                self._owned = True
             self._pool = pool, ThreadPoolExecutor(self.size, thread_name_prefix="rewardkit-serve")
         return self._pool
 
