@@ -49,8 +49,7 @@ def compose_sample(
         error = "; ".join(o.error or f"{o.name}: {o.status}" for o in failed)
         return Scored(None, outcomes, error=error)
     values = {
-        o.name: _value(o, on_error, block, judges) if o.failed else judge_value(o)
-        for o in outcomes
+        o.name: _value(o, on_error, block, judges) if o.failed else judge_value(o) for o in outcomes
     }
     try:
         reward = compose_reward(values, block, judges, strict=True)
