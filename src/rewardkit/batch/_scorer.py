@@ -343,7 +343,7 @@ class Scorer:
     ) -> AsyncIterator[tuple[Any, SampleResult]]:
         """Score `(key, sample)` pairs as they are read; yield each pair as it finishes.
 
-        Samples go to the workers in chunks (a few at first, then about 20 ms of work each),
+        Samples go to the workers in chunks (a few at first, then about 0.1 s of work each),
         at most `max_concurrent` chunks at once, so a long input is never held in memory.
         """
         async for chunk in self.stream_chunks(items):
@@ -454,8 +454,9 @@ class Scorer:
 
 
 ScoreChunk = Callable[[list[SampleLike]], list[SampleResult]]
-_CHUNK_S = 0.02
-"""About how long one chunk of samples takes: its round trip then costs under 1%."""
+_CHUNK_S = 0.1
+"""About how long one chunk of samples takes: its round trip (a few ms on a busy machine)
+then costs a few percent."""
 _MAX_CHUNK = 256
 
 
