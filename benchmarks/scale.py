@@ -1,13 +1,15 @@
 """Safety at the speed of a plain loop: rewardkit side by side with the plain loop, in one run.
 
-    .venv/bin/python benchmarks/scale.py [--sizes 10000,100000,1000000] [--runs 3] [--only S]
+    .venv/bin/python benchmarks/scale.py [--sizes 10000,100000,1000000] [--runs 3]
+        [--only score,batch,processes,serve]
 
 The plain loop is what TRL and verl do in-process: read each JSONL line, call the reward
-function, write the same result line. Sections (`--only score,batch,processes`):
+function, write the same result line. Sections (`--only`):
 
 - `score`: `rewardkit score` with its default deadline (every sample in a worker process that
   the deadline kills) and one exact-match `@reward_function` judge, given as
-  `--config scale_reward:exact` and from an eval.yaml, at each N of `--sizes`: CPU per sample of the whole process tree (driver, supervisors, workers:
+  `--config scale_reward:exact` and from an eval.yaml, at each N of `--sizes`: CPU per
+  sample of the whole process tree (driver, supervisors, workers:
   `RUSAGE_CHILDREN` once all are reaped) against the plain loop's, the time from start to
   the first result line, and the peak RSS of the whole process tree (sampled every 20 ms).
 - `batch`: `rk.load(...).score_batch` CPU per sample, the same function passed directly
@@ -57,7 +59,7 @@ def busy(messages, **kwargs):
         total += (ord(text[i % len(text)]) * i) % 7
     return total % 2 == 0
 '''
-PLAIN = '''
+PLAIN = """
 import json, sys
 sys.path.insert(0, sys.argv[3])
 from scale_reward import exact
@@ -70,7 +72,7 @@ with open(sys.argv[1], "rb") as rollouts, open(sys.argv[2], "w") as out:
         row = {"id": sample["id"], "line": number, "reward": reward, "valid": True,
                "judges": {"exact": reward}}
         out.write(json.dumps(row, ensure_ascii=False) + "\\n")
-'''
+"""
 
 
 def main() -> None:
@@ -104,29 +106,49 @@ def score_section(work: Path, n: int, runs: int) -> None:
     with rollouts.open("w") as f:
         for i in range(n):
             truth = str(i) if i % 3 else "x"
-            f.write(json.dumps({"id": f"s{i}", "prompt": "2+2?", "completion": str(i),
-                                "ground_truth": truth}) + "\n")
+            f.write(
+                json.dumps(
+                    {"id": f"s{i}", "prompt": "2+2?", "completion": str(i), "ground_truth": truth}
+                )
+                + "\n"
+            )
     plain: list[dict[str, float]] = []
     ours: dict[str, list[dict[str, float]]] = {"scale_reward:exact": [], "eval.yaml": []}
     for _ in range(runs):
         out = work / "plain.jsonl"
-        plain.append(_run([sys.executable, str(work / "plain.py"), str(rollouts), str(out),
-                           str(work)], out))
+        plain.append(
+            _run([sys.executable, str(work / "plain.py"), str(rollouts), str(out), str(work)], out)
+        )
         for config, timings in ours.items():
             out = work / "ours.jsonl"
-            cmd = [sys.executable, "-m", "rewardkit", "score", str(rollouts), "--config",
-                   config, "--out", str(out), "--no-progress"]
+            cmd = [
+                sys.executable,
+                "-m",
+                "rewardkit",
+                "score",
+                str(rollouts),
+                "--config",
+                config,
+                "--out",
+                str(out),
+                "--no-progress",
+            ]
             timings.append(_run(cmd, out, cwd=work))
             assert sum(1 for _ in out.open()) == n, "every rollout has a result line"
     p_cpu = _med(plain, "cpu_s") / n * 1e6
-    print(f"score N={n:,}: plain loop {p_cpu:.1f} us CPU/sample, wall {_med(plain, 'wall_s'):.2f} s, "
-          f"peak RSS {_med(plain, 'rss_mb'):.0f} MB", flush=True)
+    print(
+        f"score N={n:,}: plain loop {p_cpu:.1f} us CPU/sample, wall {_med(plain, 'wall_s'):.2f} s, "
+        f"peak RSS {_med(plain, 'rss_mb'):.0f} MB",
+        flush=True,
+    )
     for config, timings in ours.items():
         o_cpu = _med(timings, "cpu_s") / n * 1e6
-        print(f"  rewardkit score --config {config}: {o_cpu:.1f} us CPU/sample ({o_cpu / p_cpu:.2f}x)"
-              f", wall {_med(timings, 'wall_s'):.2f} s, first result line after "
-              f"{_med(timings, 'first_s'):.2f} s, peak tree RSS {_med(timings, 'rss_mb'):.0f} MB",
-              flush=True)
+        print(
+            f"  rewardkit score --config {config}: {o_cpu:.1f} us CPU/sample ({o_cpu / p_cpu:.2f}x)"
+            f", wall {_med(timings, 'wall_s'):.2f} s, first result line after "
+            f"{_med(timings, 'first_s'):.2f} s, peak tree RSS {_med(timings, 'rss_mb'):.0f} MB",
+            flush=True,
+        )
 
 
 def _med(runs: list[dict[str, float]], key: str) -> float:
@@ -184,8 +206,10 @@ def batch_section(work: Path, runs: int) -> None:
 
     def plain() -> None:
         for s in samples:
-            messages = [{"role": "user", "content": s["prompt"]},
-                        {"role": "assistant", "content": s["completion"]}]
+            messages = [
+                {"role": "user", "content": s["prompt"]},
+                {"role": "assistant", "content": s["completion"]},
+            ]
             float(exact(messages=messages, ground_truth=s["ground_truth"]).score)
 
     scorers = {
@@ -259,12 +283,14 @@ def processes_section(runs: int) -> None:
             walls[size].append(time.perf_counter() - start)
             assert all(r.valid for r in results)
     one, two = (statistics.median(walls[s]) for s in (1, 2))
-    print(f"score_batch(processes=N), CPU-bound reward, N={n:,}: 1 process {one:.2f} s, "
-          f"2 processes {two:.2f} s ({one / two:.2f}x)")
+    print(
+        f"score_batch(processes=N), CPU-bound reward, N={n:,}: 1 process {one:.2f} s, "
+        f"2 processes {two:.2f} s ({one / two:.2f}x)"
+    )
     scorer.close()
 
 
-INLINE_APP = '''
+INLINE_APP = """
 import sys
 from fastapi import FastAPI
 from pydantic import BaseModel
@@ -292,7 +318,7 @@ def healthz() -> dict:
 if __name__ == "__main__":
     import uvicorn
     uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning")
-'''
+"""
 
 
 def serve_section(work: Path) -> None:
@@ -337,8 +363,17 @@ def serve_section(work: Path) -> None:
     sample = {"prompt": "2+2?", "completion": "4", "ground_truth": "4"}
     servers = {
         "inline FastAPI": [sys.executable, str(work / "inline_app.py")],
-        "rewardkit serve": [sys.executable, "-m", "rewardkit", "serve", "--config",
-                            str(work / "eval.yaml"), "--max-concurrent", "8", "--port"],
+        "rewardkit serve": [
+            sys.executable,
+            "-m",
+            "rewardkit",
+            "serve",
+            "--config",
+            str(work / "eval.yaml"),
+            "--max-concurrent",
+            "8",
+            "--port",
+        ],
     }
     rates: dict[str, dict[int, float]] = {}
     for name, cmd in servers.items():
@@ -357,19 +392,20 @@ def serve_section(work: Path) -> None:
             server.wait(10)
     for clients in (1, 8, 128):
         ours, inline = rates["rewardkit serve"][clients], rates["inline FastAPI"][clients]
-        print(f"serve, {clients} clients: rewardkit serve {ours:.0f} req/s, inline FastAPI "
-              f"{inline:.0f} req/s ({ours / inline:.2f}x)")
+        print(
+            f"serve, {clients} clients: rewardkit serve {ours:.0f} req/s, inline FastAPI "
+            f"{inline:.0f} req/s ({ours / inline:.2f}x)"
+        )
     tests = work / "tests"
     tests.mkdir(exist_ok=True)
-    (tests / "checks.py").write_text(
-        "import rewardkit as rk\n\nrk.file_exists('answer.txt')\n"
-    )
+    (tests / "checks.py").write_text("import rewardkit as rk\n\nrk.file_exists('answer.txt')\n")
     (work / "ws").mkdir(exist_ok=True)
     (work / "ws" / "answer.txt").write_text("4")
     p = port()
     url = f"http://127.0.0.1:{p}"
-    server = start([sys.executable, "-m", "rewardkit", "serve", "--config", str(tests),
-                    "--port", str(p)], url)
+    server = start(
+        [sys.executable, "-m", "rewardkit", "serve", "--config", str(tests), "--port", str(p)], url
+    )
     try:
         elapsed, *latencies = load(url, 32, 20, {"workspace": str(work / "ws")})
     finally:
@@ -377,8 +413,10 @@ def serve_section(work: Path) -> None:
         server.wait(10)
     p50 = statistics.median(latencies) * 1000
     p99 = latencies[int(len(latencies) * 0.99) - 1] * 1000
-    print(f"serve, tests dir, 32 clients x 20 requests: p50 {p50:.1f} ms, p99 {p99:.1f} ms, "
-          f"{len(latencies) / elapsed:.0f} req/s")
+    print(
+        f"serve, tests dir, 32 clients x 20 requests: p50 {p50:.1f} ms, p99 {p99:.1f} ms, "
+        f"{len(latencies) / elapsed:.0f} req/s"
+    )
 
 
 if __name__ == "__main__":

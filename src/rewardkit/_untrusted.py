@@ -245,10 +245,8 @@ def loads_json(text: str | bytes, what: str, *, max_depth: int = MAX_DEPTH) -> A
         raise CapExceeded(f"{what} is nested deeper than {max_depth} levels (the cap)") from None
     # JSON has no aliases: a text shorter than the caps, with fewer brackets than the depth
     # cap, cannot break them (each value, key and character takes a character of the text)
-    opening = text.count("[" if isinstance(text, str) else b"[") + text.count(
-        "{" if isinstance(text, str) else b"{"
-    )
-    if len(text) >= min(MAX_VALUES, MAX_CHARS) or opening >= max_depth:
+    raw = text.encode() if isinstance(text, str) else text
+    if len(raw) >= min(MAX_VALUES, MAX_CHARS) or raw.count(b"[") + raw.count(b"{") >= max_depth:
         check_shape(data, what, max_depth=max_depth)
     return data
 

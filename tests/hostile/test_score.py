@@ -143,7 +143,13 @@ def test_repeated_ids_are_refused_and_the_rest_scored(tmp_path: Path) -> None:
         "Give every rollout a unique 'id' (a line without one has its line number as id); the "
         "lines with a repeated id were not scored, the others were.\n"
     )
-    assert sorted(json.loads(line)["id"] for line in out.read_text().splitlines()) == [0, 1, 2, 3, 4]
+    assert sorted(json.loads(line)["id"] for line in out.read_text().splitlines()) == [
+        0,
+        1,
+        2,
+        3,
+        4,
+    ]
 
 
 def test_every_rollout_invalid_exits_3_with_a_summary(tmp_path: Path) -> None:
