@@ -7,7 +7,7 @@ from pathlib import Path
 
 import rewardkit as rk
 from rewardkit._evaluate import score_cases
-from rewardkit.outputs.summary import summarize
+from rewardkit.outputs.summary import case_entry
 from rewardkit.sources.eval_yaml import load_suite
 
 JUDGES = """
@@ -70,8 +70,7 @@ def test_reward_functions_in_eval_yaml(tmp_path: Path) -> None:
     assert broken.error == "RuntimeError: reward function crashed (rfjudges.py:23)"
     assert all(o.status == "error" for o in second.outcomes)
     assert "needs the case's messages" in str(second.outcomes[0].error)
-    summary = summarize(suite, [first, second])
-    assert summary["per_case"]["c1"]["judges"]["answer"]["metrics"]["hit"]["success"] is True
+    assert case_entry(first)["judges"]["answer"]["metrics"]["hit"]["success"] is True
 
 
 def test_a_reward_function_result_is_a_criterion_result(task, tmp_path: Path) -> None:

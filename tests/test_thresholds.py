@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from rewardkit._outcome import Outcome
 from rewardkit.compose._thresholds import Regression, regressions, report
 from rewardkit.judges._pairwise import Verdict, stability, tally
-from rewardkit.outputs.summary import _aggregate, run_metrics
+from rewardkit.outputs._tally import JudgeTally
+from rewardkit.outputs.summary import run_metrics
 
 Row = tuple[dict[str, Any], dict[str, Any], list[tuple[str, str, str, float | None]]]
 
@@ -136,11 +136,6 @@ def test_the_report_lines() -> None:
     assert report(found) == ["REGRESSIONS: 1 detected", "  [has_content] pass_rate: >= 1.0 -> 0.8"]
 
 
-def outcome(name: str, raw: Any, status: str = "scored") -> Outcome:
-    value = float(raw) if status == "scored" else None
-    return Outcome(name=name, status=status, value=value, raw=raw if status == "scored" else None)
-
-
 AGGREGATES = {
     # concepts/thresholds.md: booleans get pass_rate, and mean is the same value
     "boolean": ([True, True, False, True], {"mean": 0.75, "pass_rate": 0.75}),
@@ -155,8 +150,11 @@ AGGREGATES = {
 
 @pytest.mark.parametrize(("raws", "expected"), AGGREGATES.values(), ids=AGGREGATES)
 def test_judge_aggregates(raws: list[Any], expected: dict[str, Any]) -> None:
-    outcomes = [outcome("j", r, "error" if r == "error" else "scored") for r in raws]
-    stats = _aggregate(outcomes)
+    tally = JudgeTally()
+    for raw in raws:
+        status = "error" if raw == "error" else "scored"
+        tally.add({"value": raw if status == "scored" else None, "status": status})
+    stats = tally.result()
     assert {k: stats[k] for k in ("mean", "pass_rate")} == expected
 
 

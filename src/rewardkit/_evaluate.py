@@ -1,25 +1,28 @@
-"""Score eval.yaml cases: every (case, judge) pair concurrently, then one reward per case;
-compare a run with a baseline run (the `pairwise` judge).
+"""Score eval.yaml cases: each case's judges, then one reward per case, a chunk of cases at
+a time; compare a run with a baseline run (the `pairwise` judge).
 
-A case that cannot be read (a cap hit, a file leading out of it, invalid YAML) errors each of
-its judges with the reason; the other cases are scored as usual.
+Cases are read lazily and scored in chunks of up to `CHUNK`: a chunk's code, `check` and
+`builtin` judges run in turn in one worker process (one fork per chunk, not per case),
+each under its own deadline, while its LLM and agent judges run on the event loop. Each
+chunk's results are handed on as soon as it ends, so a run of any size holds only the
+chunks in flight. A case that cannot be read (a cap hit, a file leading out of it, invalid
+YAML) errors each of its judges with the reason; the other cases are scored as usual.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass, replace
 from functools import partial
+from itertools import islice
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from rewardkit._errors import ConfigError, RewardKitError, UntrustedInputError
 from rewardkit._outcome import Outcome
-from rewardkit.compose import JudgeValue, compose_reward, normalize_value
-from rewardkit.engine._leaves import limited
-from rewardkit.engine._threads import in_threads
+from rewardkit.compose import JudgeInfo, JudgeValue, compose_reward, normalize_value
 from rewardkit.engine._workers import WorkerFailed, WorkerLimits, in_worker_sequence
 from rewardkit.judges import EvalJudge
 from rewardkit.outputs.harbor import criterion_detail
@@ -33,10 +36,14 @@ __all__ = [
     "compare_runs",
     "judge_value",
     "load_bridge",
-    "read_cases",
     "score_cases",
     "score_records",
+    "score_stream",
 ]
+
+CHUNK = 32
+"""The most cases one worker process judges (it forks once for all of them)."""
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -60,6 +67,39 @@ def judge_value(outcome: Outcome) -> JudgeValue:
 
 Case = tuple[str, dict[str, Any] | Exception]
 """A case id and its record, or the error that kept it from being read."""
+Emit = Callable[[int, list[CaseResult]], None]
+"""Takes a finished chunk: its number (chunks are numbered as they are made), its results."""
+
+
+def score_stream(
+    suite: EvalSuite,
+    case_dirs: Iterable[Path],
+    count: int,
+    emit: Emit,
+    *,
+    layout: Layout = MERGED,
+    max_concurrent: int = 8,
+    progress: Callable[[int], None] | None = None,
+    worker: WorkerLimits = WorkerLimits(),
+) -> None:
+    """Read and score the `count` cases of `case_dirs` (see `Layout`), a chunk at a time, as
+    they are iterated: a run holds only the chunks in flight.
+
+    Chunks of up to `CHUNK` cases (fewer when there are few cases, so that `max_concurrent`
+    chunks share them) are read and scored at most `max_concurrent` at a time (`0`: all at
+    once), and `emit` takes each as it ends, in the order they end. A chunk is read on the
+    event loop's thread (reads are capped; a worker thread would only add the cost of
+    passing the interpreter lock back and forth, since reading is CPU-bound). A
+    chunk's code, `check` and `builtin` judges run in turn in a forked worker process, each
+    under `worker`'s deadline and memory cap (see `in_worker_sequence`); LLM judges share
+    one model client (at most `max_concurrent` calls per model); agent judges run their
+    CLIs (at most `max_concurrent` processes at once).
+    """
+    chunks = (
+        partial(_read_cases, dirs, layout)
+        for dirs in _chunks(case_dirs, _chunk_size(count, max_concurrent))
+    )
+    asyncio.run(_stream(suite, chunks, max_concurrent, emit, (worker, progress)))
 
 
 def score_records(
@@ -70,94 +110,16 @@ def score_records(
     progress: Callable[[int], None] | None = None,
     worker: WorkerLimits = WorkerLimits(),
 ) -> list[CaseResult]:
-    """Run every judge on every case record; an unreadable case errors every judge.
+    """Run every judge on every case record (see `score_stream`); results in order."""
+    found: list[tuple[int, list[CaseResult]]] = []
+    size = _chunk_size(len(cases), max_concurrent)
+    chunks = (part.copy for part in _chunks(cases, size))  # read already
 
-    A case's code, `check` and `builtin` judges run in turn in a forked worker process, each
-    under `worker`'s deadline and memory cap (at most `max_concurrent` cases at once; see
-    `in_worker_sequence`); LLM judges share one model
-    client (at most `max_concurrent` calls per model); agent judges run their CLIs (at most
-    `max_concurrent` processes at once).
-    """
-    calls: list[tuple[list[int], Callable[[], Awaitable[list[Outcome]]]]] = []
-    asks: list[tuple[int, EvalJudge, dict[str, Any]]] = []
-    slots = 0
-    for _, record in cases:
-        coded: list[tuple[int, EvalJudge]] = []
-        for judge in suite.judges:
-            if isinstance(record, Exception):
-                calls.append(([slots], partial(_unreadable, judge.name, record)))
-            elif judge.kind in ("llm", "agent"):
-                asks.append((slots, judge, record))
-            else:
-                coded.append((slots, judge))
-            slots += 1
-        if coded and not isinstance(record, Exception):
-            judges = [judge for _, judge in coded]
-            run = partial(_in_worker, judges, record, worker, progress)
-            calls.append(([slot for slot, _ in coded], run))
-    by_slot = asyncio.run(_run(calls, asks, suite.path.parent, max_concurrent, progress))
-    outcomes = [by_slot[slot] for slot in range(slots)]
-    width = len(suite.judges)
-    results = []
-    for i, (case_id, _) in enumerate(cases):
-        mine = tuple(outcomes[i * width : (i + 1) * width])
-        values = {o.name: judge_value(o) for o in mine}
-        results.append(
-            CaseResult(case_id, mine, compose_reward(values, suite.reward, suite.judge_info))
-        )
-    return results
+    def keep(number: int, results: list[CaseResult]) -> None:
+        found.append((number, results))
 
-
-async def _run(
-    calls: list[tuple[list[int], Callable[[], Awaitable[list[Outcome]]]]],
-    asks: list[tuple[int, EvalJudge, dict[str, Any]]],
-    base_dir: Path,
-    limit: int,
-    progress: Callable[[int], None] | None,
-) -> dict[int, Outcome]:
-    """Outcomes by slot: `calls` in worker processes, `asks` (LLM, agent) on the event loop."""
-    async with _clients(asks, limit) as client:
-        agents = asyncio.Semaphore(limit) if limit > 0 else None
-
-        async def ask(judge: EvalJudge, record: dict[str, Any]) -> Outcome:
-            if judge.kind == "agent":
-                from rewardkit.judges._eval_agent import evaluate_agent
-
-                outcome = await evaluate_agent(judge, record, base_dir, agents)
-            else:
-                from rewardkit.judges._eval_llm import evaluate_llm
-
-                outcome = await evaluate_llm(judge, record, client, base_dir)
-            if progress is not None:
-                progress(1)
-            return outcome
-
-        done, answered = await asyncio.gather(
-            limited([call for _, call in calls], limit),
-            asyncio.gather(*(ask(judge, record) for _, judge, record in asks)),
-        )
-    by_slot = {
-        slot: outcome
-        for (slots, _), outcomes in zip(calls, done, strict=True)
-        for slot, outcome in zip(slots, outcomes, strict=True)
-    }
-    by_slot.update({slot: outcome for (slot, _, _), outcome in zip(asks, answered, strict=True)})
-    return by_slot
-
-
-def _clients(
-    asks: list[tuple[int, EvalJudge, dict[str, Any]]], limit: int
-) -> AbstractAsyncContextManager[Any]:
-    """The run's model client when it has LLM judges (LiteLLM loads only for its models)."""
-    if not any(judge.kind == "llm" for _, judge, _ in asks):
-        return nullcontext()
-    from rewardkit.judges._eval_llm import judge_model
-    from rewardkit.models import ModelClient
-    from rewardkit.models._litellm import preload
-
-    preload([judge_model(judge) for _, judge, _ in asks if judge.kind == "llm"])
-    client: AbstractAsyncContextManager[Any] = ModelClient(max_concurrent=limit)
-    return client
+    asyncio.run(_stream(suite, chunks, max_concurrent, keep, (worker, progress)))
+    return [result for _, part in sorted(found, key=lambda item: item[0]) for result in part]
 
 
 def score_cases(
@@ -170,23 +132,156 @@ def score_cases(
     worker: WorkerLimits = WorkerLimits(),
 ) -> list[CaseResult]:
     """Build each case's record (see `Layout`), then score it (see `score_records`)."""
-    cases = read_cases(case_dirs, layout, max_concurrent)
     return score_records(
-        suite, cases, max_concurrent=max_concurrent, progress=progress, worker=worker
+        suite,
+        _read_cases(case_dirs, layout),
+        max_concurrent=max_concurrent,
+        progress=progress,
+        worker=worker,
     )
 
 
-def read_cases(case_dirs: Sequence[Path], layout: Layout, max_concurrent: int = 8) -> list[Case]:
-    """Each case's id and record (or the error that kept it from being read), in threads."""
-    reads = [partial(_read_case, d, layout) for d in case_dirs]
-    return asyncio.run(in_threads(reads, max_concurrent))
-
-
 def _read_case(case_dir: Path, layout: Layout) -> Case:
+    """The case's id and record, or the error that kept it from being read."""
     try:
         return case_dir.name, case_record(case_dir, layout=layout)
     except (RewardKitError, OSError) as exc:
         return case_dir.name, exc
+
+
+def _read_cases(case_dirs: Iterable[Path], layout: Layout) -> list[Case]:
+    return [_read_case(case_dir, layout) for case_dir in case_dirs]
+
+
+def _chunk_size(count: int, limit: int) -> int:
+    """`CHUNK`, or fewer so that `limit` chunks at once share `count` cases."""
+    return CHUNK if limit <= 0 else max(1, min(CHUNK, -(-count // limit)))
+
+
+def _chunks(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    source = iter(items)
+    while chunk := list(islice(source, size)):
+        yield chunk
+
+
+async def _stream(
+    suite: EvalSuite,
+    chunks: Iterator[Callable[[], list[Case]]],
+    limit: int,
+    emit: Emit,
+    limits: tuple[WorkerLimits, Callable[[int], None] | None],
+) -> None:
+    """Read and score `chunks`, at most `limit` at a time, handing each to `emit` as it ends."""
+    async with _clients(suite, limit) as client:
+        agents = asyncio.Semaphore(limit) if limit > 0 else None
+        run = _Run(suite, suite.judge_info, client, agents, *limits)
+        running: set[asyncio.Task[tuple[int, list[CaseResult]]]] = set()
+        for number, read in enumerate(chunks):
+            if 0 < limit <= len(running):
+                running = await _emit_done(running, emit)
+            running.add(asyncio.create_task(run.chunk(number, read)))
+        while running:
+            running = await _emit_done(running, emit)
+
+
+async def _emit_done(
+    running: set[asyncio.Task[tuple[int, list[CaseResult]]]], emit: Emit
+) -> set[asyncio.Task[tuple[int, list[CaseResult]]]]:
+    done, pending = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+    for task in done:
+        emit(*task.result())
+    return pending
+
+
+@dataclass(frozen=True)
+class _Run:
+    """What every chunk of a run shares."""
+
+    suite: EvalSuite
+    info: Mapping[str, JudgeInfo]
+    client: Any
+    """The model client, when the suite has LLM judges."""
+    agents: asyncio.Semaphore | None
+    worker: WorkerLimits
+    progress: Callable[[int], None] | None
+
+    async def chunk(
+        self, number: int, read: Callable[[], list[Case]]
+    ) -> tuple[int, list[CaseResult]]:
+        """Read and score one chunk of cases; `number` is passed through."""
+        cases = read()
+        judges = self.suite.judges
+        found: dict[tuple[int, int], Outcome] = {}
+        coded: list[tuple[int, int, dict[str, Any]]] = []
+        asks: list[tuple[int, int, dict[str, Any]]] = []
+        for i, (_, record) in enumerate(cases):
+            for j, judge in enumerate(judges):
+                if isinstance(record, Exception):
+                    found[i, j] = _unreadable(judge.name, record)
+                else:
+                    (asks if judge.kind in ("llm", "agent") else coded).append((i, j, record))
+        done, answered = await asyncio.gather(
+            self._in_worker(coded), asyncio.gather(*(self._ask(judges[j], r) for _, j, r in asks))
+        )
+        found |= {(i, j): o for (i, j, _), o in zip(coded + asks, done + answered, strict=True)}
+        return number, [
+            self._result(case_id, tuple(found[i, j] for j in range(len(judges))))
+            for i, (case_id, _) in enumerate(cases)
+        ]
+
+    def _result(self, case_id: str, outcomes: tuple[Outcome, ...]) -> CaseResult:
+        values = {o.name: judge_value(o) for o in outcomes}
+        return CaseResult(case_id, outcomes, compose_reward(values, self.suite.reward, self.info))
+
+    async def _in_worker(self, coded: list[tuple[int, int, dict[str, Any]]]) -> list[Outcome]:
+        """The chunk's code judges, in turn, in a worker process (a fresh one after a judge
+        hangs or ends it): each judge under its own deadline, a failure its own outcome."""
+        judges = [self.suite.judges[j] for _, j, _ in coded]
+        calls = [partial(judge.evaluate, r) for judge, (_, _, r) in zip(judges, coded, strict=True)]
+        outcomes = []
+        for judge, done in zip(judges, await in_worker_sequence(calls, self.worker), strict=True):
+            try:
+                outcome = done.get()
+            except WorkerFailed as exc:
+                outcome = Outcome(name=judge.name, status=exc.status, error=f"{judge.name}: {exc}")
+            outcomes.append(outcome)
+        if self.progress is not None and coded:
+            self.progress(len(coded))
+        return outcomes
+
+    async def _ask(self, judge: EvalJudge, record: dict[str, Any]) -> Outcome:
+        """An LLM or agent judge's outcome, on the event loop."""
+        base_dir = self.suite.path.parent
+        if judge.kind == "agent":
+            from rewardkit.judges._eval_agent import evaluate_agent
+
+            outcome = await evaluate_agent(judge, record, base_dir, self.agents)
+        else:
+            from rewardkit.judges._eval_llm import evaluate_llm
+
+            outcome = await evaluate_llm(judge, record, self.client, base_dir)
+        if self.progress is not None:
+            self.progress(1)
+        return outcome
+
+
+def _unreadable(name: str, error: Exception) -> Outcome:
+    why = str(error) if isinstance(error, RewardKitError) else f"{type(error).__name__}: {error}"
+    return Outcome(name=name, status="error", error=f"case could not be read: {why}")
+
+
+def _clients(suite: EvalSuite, limit: int) -> AbstractAsyncContextManager[Any]:
+    """The run's model client when it has LLM judges (LiteLLM loads only for its models)."""
+    models = [judge for judge in suite.judges if judge.kind == "llm"]
+    if not models:
+        return nullcontext()
+    from rewardkit.judges._eval_llm import judge_model
+    from rewardkit.models import ModelClient
+    from rewardkit.models._litellm import preload
+
+    preload([judge_model(judge) for judge in models])
+    client: AbstractAsyncContextManager[Any] = ModelClient(max_concurrent=limit)
+    return client
 
 
 def compare_runs(
@@ -207,8 +302,8 @@ def compare_runs(
 
     dirs, layout = run
     base_layout = replace(layout, run=baseline)
-    ours = read_cases(dirs, layout, max_concurrent)
-    theirs = read_cases([baseline / "cases" / d.name for d in dirs], base_layout, max_concurrent)
+    ours = _read_cases(dirs, layout)
+    theirs = _read_cases([baseline / "cases" / d.name for d in dirs], base_layout)
     cases = [
         (case_id, record, _present(other, baseline / "cases" / case_id))
         for (case_id, record), (_, other) in zip(ours, theirs, strict=True)
@@ -234,32 +329,6 @@ def _present(record: dict[str, Any] | Exception, case_dir: Path) -> dict[str, An
     if case_dir.is_dir():
         return record
     return FileNotFoundError(f"{case_dir} does not exist: the baseline run lacks this case")
-
-
-async def _in_worker(
-    judges: list[EvalJudge],
-    record: dict[str, Any],
-    worker: WorkerLimits,
-    progress: Callable[[int], None] | None,
-) -> list[Outcome]:
-    """A case's code judges, in turn, in a worker process (a fresh one after a judge hangs
-    or ends it): each judge under its own deadline, a failure its own outcome."""
-    calls = [partial(judge.evaluate, record) for judge in judges]
-    outcomes = []
-    for judge, done in zip(judges, await in_worker_sequence(calls, worker), strict=True):
-        try:
-            outcome = done.get()
-        except WorkerFailed as exc:
-            outcome = Outcome(name=judge.name, status=exc.status, error=f"{judge.name}: {exc}")
-        outcomes.append(outcome)
-    if progress is not None:
-        progress(len(judges))
-    return outcomes
-
-
-async def _unreadable(name: str, error: Exception) -> list[Outcome]:
-    why = str(error) if isinstance(error, RewardKitError) else f"{type(error).__name__}: {error}"
-    return [Outcome(name=name, status="error", error=f"case could not be read: {why}")]
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,8 @@ from rewardkit.cli._workers import add_worker_arguments
 
 if TYPE_CHECKING:
     from rewardkit.judges import EvalJudge
+    from rewardkit.outputs._case_log import CaseLog
+    from rewardkit.sources._case_names import CaseNames
     from rewardkit.sources._cases import Layout
     from rewardkit.sources.eval_yaml import EvalSuite
 
@@ -41,7 +43,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="a harness run's cases directory (runs/<eval>/<run>/cases) or a directory of "
         "case directories (default: dataset.path)",
     )
-    parser.add_argument("--out", type=Path, required=True, help="where summary.json/.yaml go")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        required=True,
+        help="where cases.jsonl (each case's results, appended as cases finish) and "
+        "summary.json/.yaml go; cases already in its cases.jsonl are not scored again (resume)",
+    )
     parser.add_argument(
         "--baseline",
         metavar="RUN",
@@ -53,7 +61,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-concurrent",
         type=int,
         default=int(os.environ.get("REWARDKIT_MAX_CONCURRENT", "8")),
-        help="judge calls at once across all cases (0 = unlimited; env REWARDKIT_MAX_CONCURRENT)",
+        help="chunks of cases scored at once (each in its own worker process), calls per judge "
+        "model, agent CLIs (0 = unlimited; env REWARDKIT_MAX_CONCURRENT)",
+    )
+    parser.add_argument(
+        "--retry-invalid",
+        action="store_true",
+        default=os.environ.get("REWARDKIT_RETRY_INVALID", "") not in ("", "0"),
+        help="score again the cases of cases.jsonl where a judge errored or timed out "
+        "(env REWARDKIT_RETRY_INVALID)",
     )
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     add_worker_arguments(parser, "judge")
@@ -61,8 +77,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str]) -> int:
-    from rewardkit._evaluate import compare_runs, score_cases
-    from rewardkit.engine._workers import WorkerLimits
     from rewardkit.outputs.summary import summarize, terminal_lines, write_summary
 
     args = build_parser().parse_args(argv)
@@ -73,42 +87,71 @@ def main(argv: list[str]) -> int:
     except ConfigError as exc:
         print(f"rewardkit eval: error: {exc}", file=sys.stderr)
         return EXIT_CONFIG
-    suite, dirs, layout = setup.suite, setup.dirs, setup.layout
-    total = len(dirs) * len(suite.judges)
-    with _progress(total, enabled=not args.no_progress and sys.stderr.isatty()) as advance:
-        results = score_cases(
-            suite,
-            dirs,
-            layout=layout,
-            max_concurrent=args.max_concurrent,
-            progress=advance,
-            worker=WorkerLimits(timeout=args.timeout, memory_mb=args.memory_mb),
-        )
+    suite, layout = setup.suite, setup.layout
+    log = _score(args, setup)
     pairwise = None
     if setup.comparison is not None and setup.baseline_dir is not None:
+        from rewardkit._evaluate import compare_runs
+
         judge, model, prompt = setup.comparison
-        run = (dirs, layout)
+        run = ([setup.root / name for name in setup.names], layout)
         pairwise = compare_runs(judge, model, prompt, run, setup.baseline_dir, args.max_concurrent)
     summary = summarize(
         suite,
-        results,
+        log.entries,
         run_id=layout.run.name if layout.run is not None else None,
         run_result=_run_result(layout.run),
         pairwise=pairwise,
         baseline=setup.baseline,
     )
-    write_summary(args.out, summary)
+    write_summary(args.out, summary, log.entries)
     print("\n".join(terminal_lines(summary)))
     if summary.get("regressions"):
         return EXIT_BREACH
-    errored = any(r.failures for r in results) or bool(pairwise and pairwise["errors"])
-    return EXIT_JUDGE_ERRORS if errored else EXIT_OK
+    errored = any(j["errored_cases"] for j in summary["judges"].values())
+    return EXIT_JUDGE_ERRORS if errored or bool(pairwise and pairwise["errors"]) else EXIT_OK
+
+
+def _score(args: argparse.Namespace, setup: _Setup) -> CaseLog:
+    """Score the cases not yet in `--out`'s cases.jsonl, appending each chunk as it ends."""
+    from rewardkit._evaluate import score_stream
+    from rewardkit.engine._workers import WorkerLimits
+    from rewardkit.outputs._case_log import CASES_FILE, CaseLog
+    from rewardkit.outputs.summary import case_entry
+
+    judges = [judge.name for judge in setup.suite.judges]
+    path = args.out / CASES_FILE
+    with CaseLog(path, setup.names, judges, retry_invalid=args.retry_invalid) as log:
+        left = len(setup.names) - log.resumed
+        if log.resumed:
+            print(
+                f"rewardkit eval: {log.resumed} of {len(setup.names)} cases already in {path}, "
+                f"not scored again (delete it to score every case)",
+                file=sys.stderr,
+            )
+        dirs = (setup.root / setup.names[i] for i in log.missing())
+        show = not args.no_progress and sys.stderr.isatty()
+        with _progress(left * len(judges), enabled=show) as advance:
+            score_stream(
+                setup.suite,
+                dirs,
+                left,
+                lambda _, results: log.append((r.case_id, case_entry(r)) for r in results),
+                layout=setup.layout,
+                max_concurrent=args.max_concurrent,
+                progress=advance,
+                worker=WorkerLimits(timeout=args.timeout, memory_mb=args.memory_mb),
+            )
+        log.finish()
+    return log
 
 
 @dataclass(frozen=True)
 class _Setup:
     suite: EvalSuite
-    dirs: list[Path]
+    root: Path
+    """The directory holding the case directories."""
+    names: CaseNames
     layout: Layout
     baseline_dir: Path | None = None
     baseline: dict[str, Any] | None = None
@@ -126,9 +169,9 @@ def _setup(args: argparse.Namespace) -> _Setup:
     from rewardkit.sources.eval_yaml import load_suite
 
     suite = load_suite(args.eval_yaml, untrusted=[args.cases] if args.cases else [])
-    dirs, layout = find_cases(suite, args.cases)
+    root, names, layout = find_cases(suite, args.cases)
     if args.baseline is None:
-        return _Setup(suite, dirs, layout)
+        return _Setup(suite, root, names, layout)
     from rewardkit.judges._pairwise import comparison_model, comparison_prompt  # model clients
 
     baseline_dir = baseline_run(args.baseline, layout.run)
@@ -145,7 +188,7 @@ def _setup(args: argparse.Namespace) -> _Setup:
             )
         prompt = comparison_prompt(suite.pairwise, suite.path.parent)
         comparison = (suite.pairwise, model, prompt)
-    return _Setup(suite, dirs, layout, baseline_dir, baseline, comparison)
+    return _Setup(suite, root, names, layout, baseline_dir, baseline, comparison)
 
 
 def _run_result(run: Path | None) -> dict[str, Any] | None:

@@ -13,47 +13,78 @@ errored cases are counted apart and left out of the metrics. Each judge also has
 seed) and `ci_method`; `reward` holds the same for the case rewards, and `composition` says
 how a case's reward is made from its judges (`mode`, `formula`, `weights`, `gate`,
 `score_ranges`). Numbers are kept at full precision; only the terminal report rounds them.
+
+Nothing here holds every case: statistics are tallied a case at a time (`_tally`), and
+`per_case` is streamed from the run's `cases.jsonl` into both files.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
+from itertools import islice
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from rewardkit._evaluate import CaseResult
 from rewardkit._outcome import Outcome
 from rewardkit.compose._thresholds import Regression, regressions, report
-from rewardkit.outputs._files import atomic_write
-from rewardkit.report._stats import estimate
+from rewardkit.outputs._files import atomic_writer
+from rewardkit.outputs._tally import JudgeTally, Series
 from rewardkit.sources.eval_yaml import PAIRWISE, EvalSuite
 
-__all__ = ["run_metrics", "summarize", "terminal_lines", "write_summary"]
+__all__ = [
+    "Entries",
+    "case_entry",
+    "run_metrics",
+    "summarize",
+    "terminal_lines",
+    "write_summary",
+]
+
+Entries = Callable[[], Iterator[tuple[str, Mapping[str, Any]]]]
+"""Each case's id and `per_case` entry, in case order; called once per pass over the cases."""
+_BATCH = 256
+"""Cases serialized at once when `per_case` is written."""
+
+
+def case_entry(result: CaseResult) -> dict[str, Any]:
+    """A case's `per_case` entry: its reward and each judge's outcome."""
+    return {
+        "reward": result.reward,
+        "judges": {o.name: _case_judge(o) for o in result.outcomes},
+    }
 
 
 def summarize(
     suite: EvalSuite,
-    results: Sequence[CaseResult],
+    entries: Entries,
     *,
     run_id: str | None = None,
     run_result: Mapping[str, Any] | None = None,
     pairwise: Mapping[str, Any] | None = None,
     baseline: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The report of a run; `baseline` is the baseline run's summary, for the drift check."""
-    judges = {
-        judge.name: _aggregate([r.outcomes[index] for r in results])
-        for index, judge in enumerate(suite.judges)
-    }
+    """The report of a run, without `per_case` (`write_summary` streams it from `entries`).
+
+    The cases are read once, and a second time when a series has over `BOOTSTRAP_MAX_N`
+    values; `baseline` is the baseline run's summary, for the drift check.
+    """
+    tallies = {judge.name: JudgeTally() for judge in suite.judges}
+    rewards = Series()
+    for _, entry in entries():
+        rewards.add(entry["reward"])
+        for name, tally in tallies.items():
+            tally.add(entry["judges"][name])
+    if rewards.second_pass or any(t.values.second_pass for t in tallies.values()):
+        for _, entry in entries():
+            _second_pass(entry, rewards, tallies)
+    judges = {name: tally.result() for name, tally in tallies.items()}
+    stats = rewards.estimate()
     summary: dict[str, Any] = {
         "run_id": run_id,
         "judges": judges,
-        "per_case": {
-            r.case_id: {"reward": r.reward, "judges": {o.name: _case_judge(o) for o in r.outcomes}}
-            for r in results
-        },
-        "reward": {"cases": len(results), **_reward_stats([r.reward for r in results])},
+        "reward": {"cases": rewards.n, "mean": stats.mean, **stats.as_dict()},
         "composition": _composition(suite),
     }
     metrics = run_metrics(run_result) if run_result is not None else None
@@ -69,39 +100,13 @@ def summarize(
     return summary
 
 
-def _aggregate(outcomes: list[Outcome]) -> dict[str, Any]:
-    """One judge across cases (see the module docstring)."""
-    scored = [o for o in outcomes if o.status == "scored"]
-    mean = pass_rate = None
-    kinds = {isinstance(o.raw, bool) for o in scored}
-    values: list[bool | float] = []
-    if scored and kinds == {True}:
-        values = [o.raw is True for o in scored]
-        mean = pass_rate = sum(values) / len(scored)
-    elif scored and kinds == {False}:
-        values = [o.value or 0.0 for o in scored]
-        mean = sum(values) / len(scored)
-    entry: dict[str, Any] = {
-        "mean": mean,
-        "pass_rate": pass_rate,
-        "scored_cases": len(scored),
-        "errored_cases": sum(o.failed for o in outcomes),
-        "skipped_cases": sum(o.status == "skipped" for o in outcomes),
-        **estimate(values).as_dict(),
-    }
-    sampled = [o.extra["stability"] for o in scored if "stability" in o.extra]
-    if sampled and sampled[0].get("samples", 1) > 1:
-        entry["stability"] = {
-            "samples": sampled[0]["samples"],
-            "stable_cases": sum(bool(s.get("stable")) for s in sampled),
-            "total_cases": len(sampled),
-        }
-    return entry
-
-
-def _reward_stats(rewards: list[float]) -> dict[str, Any]:
-    stats = estimate(rewards)
-    return {"mean": stats.mean, **stats.as_dict()}
+def _second_pass(entry: Mapping[str, Any], rewards: Series, tallies: dict[str, JudgeTally]) -> None:
+    if rewards.second_pass:
+        rewards.deviation(entry["reward"])
+    for name, tally in tallies.items():
+        judge = entry["judges"][name]
+        if tally.values.second_pass and tally.homogeneous and judge["status"] == "scored":
+            tally.values.deviation(judge["value"])
 
 
 def _composition(suite: EvalSuite) -> dict[str, Any]:
@@ -187,12 +192,10 @@ def terminal_lines(summary: Mapping[str, Any]) -> list[str]:
             f"({stats['scored_cases']} scored, {stats['errored_cases']} "
             f"errored, {stats['skipped_cases']} skipped)"
         )
-    rewards = [case["reward"] for case in summary["per_case"].values()]
-    if rewards:
-        interval = _interval(summary.get("reward", {}), percent=False, digits=4)
-        lines.append(
-            f"reward: mean {sum(rewards) / len(rewards):.4f}{interval} over {len(rewards)} cases"
-        )
+    reward = summary["reward"]
+    if reward["cases"]:
+        interval = _interval(reward, percent=False, digits=4)
+        lines.append(f"reward: mean {reward['mean']:.4f}{interval} over {reward['cases']} cases")
     pairwise = summary.get("pairwise")
     if pairwise is not None:
         lines.append(
@@ -213,10 +216,69 @@ def _interval(stats: Mapping[str, Any], *, percent: bool, digits: int = 2) -> st
     return f" 95% CI [{shown.format(ci[0])}, {shown.format(ci[1])}]"
 
 
-def write_summary(out_dir: Path, summary: Mapping[str, Any]) -> None:
-    """Write `summary.json` and `summary.yaml` (same content) into `out_dir`, atomically."""
+def write_summary(out_dir: Path, summary: Mapping[str, Any], per_case: Entries) -> None:
+    """Write `summary.json` and `summary.yaml` (same content) into `out_dir`, atomically.
+
+    `per_case` goes after `judges`, streamed `_BATCH` cases at a time: the text is what one
+    `json.dumps(..., indent=2)` (and one YAML dump) of the whole summary would give.
+    """
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with atomic_writer(out_dir / "summary.json") as handle:
+        _write_json(handle, summary, per_case)
+    with atomic_writer(out_dir / "summary.yaml") as handle:
+        _write_yaml(handle, summary, per_case)
+
+
+def _items(summary: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
+    """The summary's keys in order, with `per_case` (its value None) after `judges`."""
+    for key, value in summary.items():
+        yield key, value
+        if key == "judges":
+            yield "per_case", None
+
+
+def _batches(per_case: Entries) -> Iterator[dict[str, Mapping[str, Any]]]:
+    cases = per_case()
+    while batch := dict(islice(cases, _BATCH)):
+        yield batch
+
+
+def _write_json(handle: TextIO, summary: Mapping[str, Any], per_case: Entries) -> None:
+    for i, (key, value) in enumerate(_items(summary)):
+        handle.write(f"{'{' if i == 0 else ','}\n  {json.dumps(key)}: ")
+        if key != "per_case":
+            handle.write(_nested(json.dumps(value, indent=2)))
+            continue
+        opened = False
+        for batch in _batches(per_case):
+            # `{"a": ..., "b": ...}` without its braces, one level deeper
+            handle.write(("," if opened else "{") + _nested(json.dumps(batch, indent=2)[1:-2]))
+            opened = True
+        handle.write("\n  }" if opened else "{}")
+    handle.write("\n}")
+
+
+def _nested(text: str) -> str:
+    return text.replace("\n", "\n  ")  # JSON strings hold no raw newline
+
+
+def _write_yaml(handle: TextIO, summary: Mapping[str, Any], per_case: Entries) -> None:
+    for key, value in _items(summary):
+        if key != "per_case":
+            handle.write(_yaml({key: value}))
+            continue
+        opened = False
+        for batch in _batches(per_case):
+            text = _yaml({key: batch})
+            handle.write(text.partition("\n")[2] if opened else text)  # one `per_case:` line
+            opened = True
+        if not opened:
+            handle.write(_yaml({key: {}}))
+
+
+def _yaml(data: Mapping[str, Any]) -> str:
     import yaml
 
-    out_dir.mkdir(parents=True, exist_ok=True)
-    atomic_write(out_dir / "summary.json", json.dumps(summary, indent=2))
-    atomic_write(out_dir / "summary.yaml", yaml.safe_dump(dict(summary), sort_keys=False))
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # libyaml's, when PyYAML has it
+    text: str = yaml.dump(data, Dumper=dumper, sort_keys=False)
+    return text

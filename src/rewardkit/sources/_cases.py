@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rewardkit._errors import ConfigError
 from rewardkit._untrusted import CapExceeded, OutsideWorkspace, read_bytes
 from rewardkit.judges._case_text import conversation
 from rewardkit.sources._case_files import (
@@ -36,7 +35,6 @@ from rewardkit.sources._events import stream_events
 __all__ = [
     "MERGED",
     "Layout",
-    "case_dirs",
     "case_record",
     "given",
     "produced",
@@ -72,16 +70,6 @@ class Layout:
 
 MERGED = Layout()
 """The merged layout: each case directory holds both halves of its record."""
-
-
-def case_dirs(root: Path) -> list[Path]:
-    """The case directories under `root`, sorted; hidden ones are skipped."""
-    if not root.is_dir():
-        raise ConfigError(
-            "cases directory not found. Set dataset.path in eval.yaml or pass --cases DIR.",
-            path=root,
-        )
-    return sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
 
 
 def case_record(

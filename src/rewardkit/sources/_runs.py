@@ -8,13 +8,15 @@ both. A baseline run (`--baseline`) is found by its path, or by its id beside th
 
 from __future__ import annotations
 
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
 from rewardkit._errors import ConfigError
 from rewardkit._untrusted import CapExceeded, loads_json, loads_yaml
 from rewardkit.sources._case_files import MAX_DATA_BYTES, MAX_EXPANDED_CHARS, named
-from rewardkit.sources._cases import Layout, case_dirs
+from rewardkit.sources._case_names import CaseNames
+from rewardkit.sources._cases import Layout
 from rewardkit.sources.eval_yaml import EvalSuite
 
 __all__ = ["baseline_run", "baseline_summary", "find_cases"]
@@ -22,8 +24,8 @@ __all__ = ["baseline_run", "baseline_summary", "find_cases"]
 _SUMMARIES = ("summary.yaml", "summary.json")
 
 
-def find_cases(suite: EvalSuite, cases: Path | None) -> tuple[list[Path], Layout]:
-    """The case directories to score and the layout of their records.
+def find_cases(suite: EvalSuite, cases: Path | None) -> tuple[Path, CaseNames, Layout]:
+    """The directory holding the cases, their names, and the layout of their records.
 
     `cases` (`--cases`, from the working directory) wins over `dataset.path` (from the
     eval.yaml's directory). A run directory may be given for its `cases/`.
@@ -51,15 +53,16 @@ def find_cases(suite: EvalSuite, cases: Path | None) -> tuple[list[Path], Layout
     dataset = suite.dataset
     if dataset is not None and dataset.resolve() == root.resolve():
         dataset = None
-    dirs = case_dirs(root)
+    names = CaseNames.listed(root)
     if dataset is not None:
-        _check_dataset(dataset, dirs, suite.path)
+        _check_dataset(dataset, names, suite.path)
     paths = tuple(str(o["path"]) for o in suite.outputs if o.get("path"))
     tools = tuple(str(o["tool"]) for o in suite.outputs if o.get("tool"))
-    return dirs, Layout(dataset=dataset, run=run, outputs=paths, tools=tools, traces=suite.traces)
+    layout = Layout(dataset=dataset, run=run, outputs=paths, tools=tools, traces=suite.traces)
+    return root, names, layout
 
 
-def _check_dataset(dataset: Path, dirs: list[Path], eval_yaml: Path) -> None:
+def _check_dataset(dataset: Path, names: CaseNames, eval_yaml: Path) -> None:
     if not dataset.is_dir():
         raise ConfigError(
             "dataset directory not found; a run's cases take input.yaml and annotations.yaml "
@@ -67,13 +70,13 @@ def _check_dataset(dataset: Path, dirs: list[Path], eval_yaml: Path) -> None:
             "dataset the run was made from",
             path=dataset,
         )
-    missing = [d.name for d in dirs if not (dataset / d.name).is_dir()]
-    if missing:
-        shown = ", ".join(missing[:3]) + (
-            f" and {len(missing) - 3} more" if len(missing) > 3 else ""
-        )
+    missing = (name for name in names if not (dataset / name).is_dir())
+    shown = list(islice(missing, 3))
+    if shown:
+        more = sum(1 for _ in missing)
+        shown_text = ", ".join(shown) + (f" and {more} more" if more else "")
         raise ConfigError(
-            f"no dataset case for {shown} (looked in {dataset}). Point dataset.path at the "
+            f"no dataset case for {shown_text} (looked in {dataset}). Point dataset.path at the "
             f"dataset the run was made from, or remove the case from the run",
             path=eval_yaml,
             key="dataset.path",
