@@ -302,3 +302,26 @@ def test_score_takes_a_reward_function_as_module_colon_function(
     )
     assert main(["score", str(rollouts), "--config", "nowhere:f", "--out", str(out)]) == 2
     assert "cannot import module 'nowhere' of 'nowhere:f'" in capsys.readouterr().err
+
+
+def test_score_ends_with_a_summary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "two_rewards.py").write_text(
+        "import rewardkit as rk\n\n"
+        "@rk.reward_function\n"
+        "def half(messages, **kwargs):\n"
+        "    if messages[-1]['content'] == 'boom':\n"
+        "        raise ValueError('boom')\n"
+        "    return 0.5\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    lines = ['{"completion": "a"}', '{"completion": "b"}', '{"completion": "boom"}']
+    rollouts = _rollouts(tmp_path / "r.jsonl", lines)
+    out = tmp_path / "o.jsonl"
+    argv = ["score", str(rollouts), "--config", "two_rewards:half", "--out", str(out)]
+    assert main([*argv, "--no-progress"]) == 1
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0] == f"2 scored, 1 invalid, 0 already done, 0 malformed → {out}"
+    assert printed[1].startswith("mean reward 0.5000 over 2 valid; 3 rollouts in ")
+    assert printed[2] == "no value (failed or abstained) from: half 1"

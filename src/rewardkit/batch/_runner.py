@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +83,10 @@ class RunCounts:
     """Invalid results dropped from the results file to be scored again (`retry_invalid`)."""
     example: tuple[int, str] | None = None
     """The invalid line of this run with the lowest number, and its error."""
+    reward_sum: float = 0.0
+    """The sum of this run's valid rewards."""
+    no_value: Counter[str] = field(default_factory=Counter)
+    """Per judge, this run's samples where it had no value (it failed, or abstained)."""
 
     @property
     def any_invalid(self) -> bool:
@@ -96,11 +101,29 @@ class RunCounts:
 
     def add(self, row: Row) -> None:
         """Count one scored row."""
+        for name, value in row["judges"].items():
+            if value is None:
+                self.no_value[name] += 1
         if row["valid"]:
             self.scored += 1
+            self.reward_sum += row["reward"]
         else:
             self.invalid += 1
             self.note(row)
+
+    def summary(self, seconds: float) -> str:
+        """The end-of-run lines after the counts: mean reward, time, judges without a value."""
+        done = self.scored + self.invalid
+        lines = []
+        if self.scored:
+            lines.append(
+                f"mean reward {self.reward_sum / self.scored:.4f} over {self.scored} valid"
+            )
+        if done:
+            lines.append(f"{done} rollouts in {seconds:.1f} s ({done / max(seconds, 1e-9):,.0f}/s)")
+        gaps = ", ".join(f"{name} {count}" for name, count in self.no_value.most_common())
+        text = "; ".join(lines)
+        return text + (f"\nno value (failed or abstained) from: {gaps}" if gaps else "")
 
     def note(self, row: Row) -> None:
         """Keep `row` as the example if it comes first in the file."""

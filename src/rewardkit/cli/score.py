@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 import textwrap
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -107,6 +108,7 @@ def main(argv: list[str]) -> int:
     # rollouts have no container around them: the agent code a command criterion runs goes
     # into the jail unless the operator says otherwise (docs/security.md)
     os.environ.setdefault("REWARDKIT_JAIL_COMMANDS", "1")
+    start = time.perf_counter()
     try:
         counts = _run(args)
     except ConfigError as exc:
@@ -117,6 +119,8 @@ def main(argv: list[str]) -> int:
         f"{counts.scored} scored, {counts.invalid} invalid, {counts.skipped} already done, "
         f"{counts.malformed} malformed{retried} → {args.out}"
     )
+    if summary := counts.summary(time.perf_counter() - start):
+        print(summary)
     return _exit_code(counts, args.out)
 
 
