@@ -87,6 +87,8 @@ class RunCounts:
     """The sum of this run's valid rewards."""
     no_value: Counter[str] = field(default_factory=Counter)
     """Per judge, this run's samples where it had no value (it failed, or abstained)."""
+    zero_despite: int = 0
+    """This run's valid rewards of 0 where some judge scored above 0."""
 
     @property
     def any_invalid(self) -> bool:
@@ -107,6 +109,8 @@ class RunCounts:
         if row["valid"]:
             self.scored += 1
             self.reward_sum += row["reward"]
+            if row["reward"] == 0 and any((v or 0) > 0 for v in row["judges"].values()):
+                self.zero_despite += 1
         else:
             self.invalid += 1
             self.note(row)
@@ -124,6 +128,17 @@ class RunCounts:
         gaps = ", ".join(f"{name} {count}" for name, count in self.no_value.most_common())
         text = "; ".join(lines)
         return text + (f"\nno value (failed or abstained) from: {gaps}" if gaps else "")
+
+    def flag(self) -> str | None:
+        """A warning when the reward is 0 while a judge scored above 0 on over a tenth of
+        the valid samples: a silent zero (a judge read on the wrong scale, say)."""
+        if self.zero_despite * 10 <= self.scored:
+            return None
+        return (
+            f"warning: the reward is 0 on {self.zero_despite} of {self.scored} valid rollouts "
+            "where a judge scored above 0. A code judge without score_range is read on [1, 5] "
+            "(give it one, e.g. score_range: [0, 1]); else a gate or the formula zeroes them."
+        )
 
     def note(self, row: Row) -> None:
         """Keep `row` as the example if it comes first in the file."""

@@ -121,6 +121,8 @@ def main(argv: list[str]) -> int:
     )
     if summary := counts.summary(time.perf_counter() - start):
         print(summary)
+    if flag := counts.flag():
+        print(f"rewardkit score: {flag}", file=sys.stderr)
     return _exit_code(counts, args.out)
 
 
