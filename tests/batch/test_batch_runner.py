@@ -280,11 +280,10 @@ def test_limits_from_the_environment_are_checked(
 def test_score_takes_a_reward_function_as_module_colon_function(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (tmp_path / "my_rewards.py").write_text(
-        "import rewardkit as rk\n\n"
-        "@rk.reward_function\n"
+    _reward_module(
+        tmp_path / "my_rewards.py",
         "def exact(messages, ground_truth=None, **kwargs):\n"
-        "    return messages[-1]['content'] == ground_truth\n"
+        "    return messages[-1]['content'] == ground_truth\n",
     )
     monkeypatch.chdir(tmp_path)
     rollouts = _rollouts(
@@ -307,13 +306,12 @@ def test_score_takes_a_reward_function_as_module_colon_function(
 def test_score_ends_with_a_summary(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (tmp_path / "two_rewards.py").write_text(
-        "import rewardkit as rk\n\n"
-        "@rk.reward_function\n"
+    _reward_module(
+        tmp_path / "two_rewards.py",
         "def half(messages, **kwargs):\n"
         "    if messages[-1]['content'] == 'boom':\n"
         "        raise ValueError('boom')\n"
-        "    return 0.5\n"
+        "    return 0.5\n",
     )
     monkeypatch.chdir(tmp_path)
     lines = ['{"completion": "a"}', '{"completion": "b"}', '{"completion": "boom"}']
@@ -325,3 +323,8 @@ def test_score_ends_with_a_summary(
     assert printed[0] == f"2 scored, 1 invalid, 0 already done, 0 malformed → {out}"
     assert printed[1].startswith("mean reward 0.5000 over 2 valid; 3 rollouts in ")
     assert printed[2] == "no value (failed or abstained) from: half 1"
+
+
+def _reward_module(path: Path, function: str) -> None:
+    """A module of one `@reward_function`, importable as `path.stem`."""
+    path.write_text(f"import rewardkit as rk\n\n@rk.reward_function\n{function}")

@@ -219,23 +219,18 @@ class Scorer:
         self.owner = os.getpid()
         self.closed = False
         self._pool = ThreadPoolExecutor(max_concurrent, thread_name_prefix="rewardkit-batch")
-        self._score_one: Callable[[SampleLike], SampleResult] = partial(
+        self._inline: Callable[[SampleLike], SampleResult] = partial(
             score_sample, backend, on_error=on_error
         )
+        """One sample scored in the calling process (what a worker process runs)."""
+        self._score_one: Callable[[SampleLike], SampleResult] = self._inline
         self._score_chunk: ScoreChunk = partial(_each, self._score_one)
         self._processes: tuple[ForkedPool, ThreadPoolExecutor] | None = None
         """The pool of `score_batch(processes=N)` and its N threads."""
         self._forked: ForkedPool | None = None
         isolation = backend.isolation() if isinstance(backend, EvalBackend) else None
         if (deadline is not None or isolation is not None) and hasattr(os, "fork"):
-            from rewardkit.batch._forked import ForkedPool
-
-            self._forked = ForkedPool(
-                self._score_one,
-                size=max_concurrent,
-                deadline=deadline or isolation or math.inf,
-                memory_mib=memory_mib,
-            )
+            self._forked = self._new_pool(max_concurrent, deadline or isolation)
             self._score_one = self._forked.score
             self._score_chunk = self._forked.score_chunk
             weakref.finalize(self, self._forked.close)  # the pool does not refer to `self`
@@ -317,9 +312,14 @@ class Scorer:
         pool, threads = self._process_pool(processes)
         return _sync(self._in_order(samples, pool.score_chunk, threads, processes))
 
-    def _process_pool(self, size: int) -> tuple[ForkedPool, ThreadPoolExecutor]:
+    def _new_pool(self, size: int, deadline: float | None) -> ForkedPool:
+        """`size` worker process slots scoring with this reward (the caller closes them)."""
         from rewardkit.batch._forked import ForkedPool
 
+        limit = math.inf if deadline is None else deadline
+        return ForkedPool(self._inline, size=size, deadline=limit, memory_mib=self.memory_mib)
+
+    def _process_pool(self, size: int) -> tuple[ForkedPool, ThreadPoolExecutor]:
         if size < 1:
             raise ConfigError(f"processes must be at least 1 (got {size})")
         if not hasattr(os, "fork"):
@@ -328,9 +328,7 @@ class Scorer:
             if self._processes is not None:
                 self._processes[0].close()
                 self._processes[1].shutdown(wait=False)
-            run = partial(score_sample, self.backend, on_error=self.on_error)
-            deadline = math.inf if self.deadline is None else self.deadline
-            pool = ForkedPool(run, size=size, deadline=deadline, memory_mib=self.memory_mib)
+            pool = self._new_pool(size, self.deadline)
             self._processes = pool, ThreadPoolExecutor(size, thread_name_prefix="rewardkit-batch")
         return self._processes
 

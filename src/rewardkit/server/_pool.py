@@ -12,7 +12,6 @@ own (loaded with a deadline, or an eval.yaml with code judges) lends it when it 
 from __future__ import annotations
 
 import asyncio
-import math
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -20,7 +19,6 @@ from typing import Any
 
 from rewardkit._errors import RewardKitError
 from rewardkit.batch import SampleResult, Scorer
-from rewardkit.batch._backends import score_sample
 from rewardkit.batch._forked import ForkedPool, Ticket
 
 __all__ = ["WorkerError", "Workers"]
@@ -42,7 +40,7 @@ class Workers:
     def __init__(self, scorer: Scorer, *, size: int, deadline: float | None) -> None:
         self.size = size
         self.deadline = deadline
-        self._spec = (partial(score_sample, scorer.backend, on_error=scorer.on_error), scorer)
+        self._scorer = scorer
         self._pool: tuple[ForkedPool, ThreadPoolExecutor] | None = None
         self._owned = False
 
@@ -75,18 +73,15 @@ class Workers:
 
     def _started(self) -> tuple[ForkedPool, ThreadPoolExecutor]:
         if self._pool is None:
-            run, scorer = self._spec
+            scorer = self._scorer
             pool = scorer._forked  # the scorer's own (a deadline, or eval.yaml code judges)
             if (
                 pool is None
                 or pool.size != self.size
                 or (self.deadline is not None and pool.deadline != self.deadline)
             ):
-                deadline = math.inf if self.deadline is None else self.deadline
                 try:
-                    pool = ForkedPool(
-                        run, size=self.size, deadline=deadline, memory_mib=scorer.memory_mib
-                    )
+                    pool = scorer._new_pool(self.size, self.deadline)
                 except OSError as exc:
                     raise WorkerError(f"could not start the scoring processes: {exc}") from exc
                 self._owned = True
