@@ -32,7 +32,22 @@ def test_stdout_lines_and_outputs(task, tmp_path: Path) -> None:
     out = tmp_path / "logs" / "reward.json"
     done = cli(tests, "--workspace", ws, "--output", out)
     assert done.returncode == 0, done.stderr
-    assert done.stdout == "reward: 0.6667\n"
+    assert done.stdout.splitlines() == [
+        "reward: 0.6667",
+        "",
+        "below 1.0: 2 of 4 criteria",  # which checks failed, without opening the details
+        "     0.00  file_exists:x",
+        "     0.00  file_exists:y",
+    ]
+    assert cli(tests, "--workspace", ws, "--output", out, "-q").stdout == "reward: 0.6667\n"
+    every = cli(tests, "--workspace", ws, "--output", out, "-v").stdout.splitlines()
+    assert every[2:] == [
+        "criteria",
+        "     1.00  file_exists:f.txt",
+        "     1.00  file_exists:f.txt #2",
+        "     0.00  file_exists:x",
+        "     0.00  file_exists:y",
+    ]
     assert out.read_text() == '{\n  "reward": 0.6667\n}'
     assert json.loads(out.with_name("reward-details.json").read_text())["reward"]["kind"] == "group"
 

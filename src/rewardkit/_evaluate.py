@@ -12,6 +12,7 @@ YAML) errors each of its judges with the reason; the other cases are scored as u
 from __future__ import annotations
 
 import asyncio
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass, replace
@@ -22,7 +23,13 @@ from typing import Any, TypeVar
 
 from rewardkit._errors import ConfigError, RewardKitError, UntrustedInputError
 from rewardkit._outcome import Outcome
-from rewardkit.compose import JudgeInfo, JudgeValue, compose_reward, normalize_value
+from rewardkit.compose import (
+    CompositionWarning,
+    JudgeInfo,
+    JudgeValue,
+    compose_reward,
+    normalize_value,
+)
 from rewardkit.engine._workers import WorkerFailed, WorkerLimits, in_worker_sequence
 from rewardkit.judges import EvalJudge
 from rewardkit.outputs.harbor import criterion_detail
@@ -53,6 +60,8 @@ class CaseResult:
     case_id: str
     outcomes: tuple[Outcome, ...]
     reward: float
+    note: str | None = None
+    """Why the reward could not be composed and is 0.0 (e.g. the formula failed), if so."""
 
     @property
     def failures(self) -> list[Outcome]:
@@ -231,7 +240,11 @@ class _Run:
 
     def _result(self, case_id: str, outcomes: tuple[Outcome, ...]) -> CaseResult:
         values = {o.name: judge_value(o) for o in outcomes}
-        return CaseResult(case_id, outcomes, compose_reward(values, self.suite.reward, self.info))
+        notes: list[str] = []
+        reward = compose_reward(values, self.suite.reward, self.info, on_failure=notes.append)
+        if notes:  # shown to API callers; `rewardkit eval` shows the case's note instead
+            warnings.warn(notes[0], CompositionWarning, stacklevel=2)
+        return CaseResult(case_id, outcomes, reward, notes[0] if notes else None)
 
     async def _in_worker(self, coded: list[tuple[int, int, dict[str, Any]]]) -> list[Outcome]:
         """The chunk's code judges, in turn, in a worker process (a fresh one after a judge
@@ -371,7 +384,7 @@ def bridge(
 
     The workspace gives only the outputs (`files`, `stdout`, `stderr`); a file there named
     like `annotations.yaml` or `run_result.json` is one more output. Returns the
-    `reward.json` keys, the details and the failed outcomes.
+    `reward.json` keys, the details and every judge's outcome.
     """
     case: Case
     try:
@@ -397,4 +410,4 @@ def bridge(
             "kind": "eval",
         }
     }
-    return rewards, detail, result.failures
+    return rewards, detail, list(result.outcomes)

@@ -94,7 +94,13 @@ class Verdict:
 
     rewards: dict[str, float]
     detail: dict[str, Any]
-    failures: list[Outcome]
+    outcomes: list[Outcome]
+    """Every criterion's or judge's outcome, in output order."""
+
+    @property
+    def failures(self) -> list[Outcome]:
+        """The outcomes that errored or timed out."""
+        return [o for o in self.outcomes if o.failed]
 
 
 def verify(
@@ -178,7 +184,7 @@ def _load(tests_dir: Path, workspace: Path) -> Plan | Bridge:
 
 
 def _verdict(result: RunResult) -> Verdict:
-    return Verdict(result.rewards, details(result), result.failures)
+    return Verdict(result.rewards, details(result), result.outcomes)
 
 
 def _bridge(task: Bridge, workspace: Path, limits: Limits, emit_judges: bool) -> Verdict:
@@ -186,10 +192,10 @@ def _bridge(task: Bridge, workspace: Path, limits: Limits, emit_judges: bool) ->
     from rewardkit.engine._workers import WorkerLimits
 
     worker = WorkerLimits(timeout=limits.timeout, memory_mb=limits.memory_mb)
-    rewards, detail, failures = bridge(
+    rewards, detail, outcomes = bridge(
         task, workspace, limits.programmatic, emit_judges, worker=worker
     )
-    return Verdict(rewards, detail, failures)
+    return Verdict(rewards, detail, outcomes)
 
 
 def _check_labels(tests_dirs: Sequence[str | Path]) -> None:

@@ -267,4 +267,4 @@ def test_score_warns_once_from_the_driver_not_once_per_worker(tmp_path: Path) ->
     assert done.returncode == 0, done.stderr
     assert done.stderr.count("'quality' returned 0.8 and has no score_range") == 1
     # and the end of the run flags the silent zero it caused, once
-    assert done.stderr.count("warning: the reward is 0 on 40 of 40 valid rollouts") == 1
+    assert done.stderr.count("warning: the reward is 0 on 40 of 40 scored rollouts") == 1

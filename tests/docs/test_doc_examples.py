@@ -1,7 +1,9 @@
 """Every code block of README.md and docs/**/*.md runs, parses, or says why it cannot.
 
 Each page runs in its own temporary directory holding a copy of `examples/`, its blocks in
-order, so a page reads like a session:
+order, so a page reads like a session of a reader who has just installed rewardkit and stands
+in the clone's root: whatever a block needs (a workspace, a rollouts file) is made by a block
+the reader sees, never by a hidden one.
 
 - a block whose info string has `title="path"` (or whose first line is a `# path` comment
   naming a file) is that file: it is written there (Python is compiled, YAML/TOML/JSON
@@ -13,9 +15,10 @@ order, so a page reads like a session:
   must load with `load_suite` (files named by a title are loaded after the page's last block);
 - `text` blocks (and blocks without a language) are illustrations: trees, grammars, messages.
 
-An HTML comment right before a block changes that:
-`<!-- not-runnable: reason -->` skips it; `<!-- cwd: examples/hello -->` runs it there;
-`<!-- setup: shell command -->` runs first, in the same directory; `<!-- output -->` on a
+An HTML comment right before a block changes that, and none may do what a reader must do:
+`<!-- not-runnable: reason -->` skips it; `<!-- cwd: examples/qa-eval -->` checks a `yaml`,
+`toml` or `json` block there (an abridged eval.yaml loads beside its judges), never a block a
+reader runs or writes, whose paths say where it works; `<!-- output -->` on a
 `text` block says each of its lines appears in the output of the block before it;
 `<!-- server -->` on a `bash` block starts it in the background (`rewardkit serve`) for the
 rest of the page, on a free port that replaces `8000` in the page's blocks, with `$TOKEN`
@@ -101,9 +104,19 @@ def test_every_block_is_run_or_marked() -> None:
     """Only languages and markers the runner knows; every skip says why."""
     known = {"python", "bash", "yaml", "toml", "json", "text"}
     assert [(b.where, b.lang) for b in ALL if b.lang not in known] == []
-    keys = {"not-runnable", "cwd", "setup", "output", "server"}
+    keys = {"not-runnable", "cwd", "output", "server"}
     assert [(b.where, b.markers) for b in ALL if not set(b.markers) <= keys] == []
     assert [b.where for b in ALL if b.markers.get("not-runnable") == ""] == []
+
+
+def test_no_block_hides_what_a_reader_must_do() -> None:
+    """A reader copies the blocks they see: a hidden directory is only for a check.
+
+    (A hidden `setup:` command, which made the files a quickstart read, is refused above.)
+    """
+    checked = {"yaml", "toml", "json"}
+    hidden = [b.where for b in ALL if "cwd" in b.markers and (b.lang not in checked or b.title)]
+    assert hidden == []
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
@@ -122,8 +135,6 @@ def test_page_examples(page: Path, tmp_path: Path) -> None:
             if port is not None:
                 block.text = block.text.replace("8000", str(port))
             cwd = tmp_path / block.markers.get("cwd", "")
-            if "setup" in block.markers:
-                _run(block, ["bash", "-ec", block.markers["setup"]], cwd, env)
             if "output" in block.markers:
                 missing = [ln for ln in block.text.splitlines() if ln.strip() not in output]
                 assert not missing, f"{block.where}: not in the output above: {missing}"

@@ -1,4 +1,5 @@
-"""Sample inputs for reports: a Harbor job directory (with broken trials) and results files."""
+"""Sample inputs for reports: a Harbor job directory (with broken trials), results files, and
+an eval run with its eval.yaml and case directories."""
 
 from __future__ import annotations
 
@@ -6,8 +7,11 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
 
 TASKS = ("fix-bug", "add-feature", "write-docs", "refactor")
+HOSTILE = "</script><img src=x onerror=alert(1)>"
+"""An agent's output that would run script if the page did not escape it."""
 
 
 def _criterion(name: str, value: object, **extra: object) -> dict[str, object]:
@@ -87,6 +91,7 @@ def write_job(root: Path) -> Path:
             reward = details["reward"]["score"]  # type: ignore[index]
             (verifier / "reward.json").write_text(json.dumps({"reward": reward}))
             (verifier / "reward-details.json").write_text(json.dumps(details))
+            _agent_log(verifier.parent / "agent", task, t, trial)
     broken = job / "broken__x1" / "verifier"
     broken.mkdir(parents=True)
     (broken / "reward.json").write_text('{"reward": 0.')  # truncated
@@ -114,6 +119,17 @@ def write_job(root: Path) -> Path:
     empty.mkdir(parents=True)
     (empty / "test-stdout.txt").write_text("killed")
     return job
+
+
+def _agent_log(agent: Path, task: str, t: int, trial: int) -> None:
+    """The agent's transcript; one hostile, one far longer than the page shows."""
+    agent.mkdir()
+    text = f"$ claude -p 'Do the task: {task}'\nReading the repository…\nEdited src/{task}.py\n"
+    if (t, trial) == (0, 1):
+        text += f"Wrote the summary: {HOSTILE}\n"
+    if (t, trial) == (3, 2):
+        text += "".join(f"step {i}: ran the tests again\n" for i in range(1000))
+    (agent / "claude-code.txt").write_text(text)
 
 
 @pytest.fixture
@@ -159,3 +175,111 @@ def write_results(path: Path) -> Path:
 @pytest.fixture
 def results(tmp_path: Path) -> Path:
     return write_results(tmp_path / "results.jsonl")
+
+
+TICKETS = (
+    ("refund-late", "billing", "My order #4411 arrived two weeks late. Can I get a refund?"),
+    ("password-reset", "account", "I never get the password reset e-mail."),
+    ("double-charge", "billing", "I was charged twice for the same subscription this month."),
+    ("api-timeout", "technical", "Your API times out on every request over 1 MB since Monday."),
+    ("cancel-plan", "account", "How do I cancel my plan without losing my invoices?"),
+    ("dark-mode", "feature", "Please add a dark mode to the dashboard."),
+    ("export-csv", "technical", "The CSV export drops every row after 10,000."),
+    ("gdpr-delete", "account", "Delete all my personal data under the GDPR."),
+    ("invoice-vat", "billing", "My invoice shows the wrong VAT number."),
+    ("sso-saml", "technical", "SAML login fails with 'audience mismatch' for our Okta tenant."),
+)
+EVAL_YAML = """\
+name: support-triage
+description: Replies of a support agent to customer tickets.
+dataset:
+  path: cases
+judges:
+  - name: category
+    description: The reply files the ticket under the expected category.
+    check: |
+      return outputs["files"].get("category.txt", "").strip() == "billing", "compared"
+  - name: polite
+    check: |
+      return "sorry" in outputs["files"].get("reply.md", "").lower(), "looked for an apology"
+  - name: helpful
+    description: How far the reply solves the customer's problem (1-5).
+    check: |
+      return 3, "a fixed score"
+    score_range: [1, 5]
+reward:
+  weights: {category: 1, polite: 1, helpful: 2}
+"""
+
+
+def _ticket_entry(i: int, category: str) -> dict[str, object]:
+    """One case's `per_case` entry, as `rewardkit eval` writes it."""
+    right = i % 4 != 3
+    polite = i % 3 != 2
+    helpful = 1 + (i * 7) % 5
+    judges: dict[str, object] = {
+        "category": {
+            "value": right,
+            "status": "scored",
+            "rationale": f"filed as {category if right else 'other'}, expected {category}",
+        },
+        "polite": {
+            "value": polite,
+            "status": "scored",
+            "rationale": "opens with an apology" if polite else "no apology, curt tone",
+        },
+        "helpful": {
+            "value": helpful,
+            "status": "scored",
+            "rationale": f"{'gives the next steps' if helpful >= 3 else 'vague'} ({helpful}/5)",
+        },
+    }
+    if i == 5:
+        judges["helpful"] = {
+            "value": None,
+            "status": "error",
+            "rationale": "",
+            "error": "JudgeUnavailable: judge model: 503 Service Unavailable",
+        }
+        return {"reward": None, "judges": judges}
+    reward = (right + polite + 2 * (helpful - 1) / 4) / 4
+    return {"reward": round(reward, 4), "judges": judges}
+
+
+def write_eval_run(root: Path) -> tuple[Path, Path]:
+    """An eval run of a 10-case support suite (`root/run/summary.json`) and its eval.yaml;
+    one reply is hostile markup, one far longer than the page shows."""
+    suite = root / "suite"
+    suite.mkdir()
+    (suite / "eval.yaml").write_text(EVAL_YAML)
+    per_case = {}
+    for i, (name, category, ticket) in enumerate(TICKETS):
+        case = suite / "cases" / name
+        case.mkdir(parents=True)
+        (case / "input.yaml").write_text(
+            yaml.safe_dump({"ticket": ticket, "customer": f"c-{i}"}, sort_keys=False)
+        )
+        (case / "annotations.yaml").write_text(yaml.safe_dump({"category": category}))
+        reply = f"Hi,\n\nSorry about this. For '{ticket}', here is what to do next: …\n"
+        if name == "dark-mode":
+            reply = f"Noted! {HOSTILE}"
+        if name == "sso-saml":
+            reply += "".join(f"- check SAML setting {n} of the Okta app\n" for n in range(400))
+        (case / "reply.md").write_text(reply)
+        (case / "category.txt").write_text(category if i % 4 != 3 else "other")
+        per_case[name] = _ticket_entry(i, category)
+    composition = {
+        "mode": "weighted",
+        "weights": {"category": 1, "polite": 1, "helpful": 2},
+        "score_ranges": {"helpful": [1, 5]},
+    }
+    run = root / "run"
+    run.mkdir()
+    summary = {"run_id": None, "judges": {}, "per_case": per_case, "composition": composition}
+    (run / "summary.json").write_text(json.dumps(summary))
+    return run, suite / "eval.yaml"
+
+
+@pytest.fixture
+def eval_run(tmp_path: Path) -> tuple[Path, Path]:
+    return write_eval_run(tmp_path)

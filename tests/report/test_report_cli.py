@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import builtins
 import io
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -85,3 +88,60 @@ def test_bad_input_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     (tmp_path / "empty.jsonl").write_text("")
     assert cli(["report", str(tmp_path / "empty.jsonl")]) == 2
     assert "no results found" in capsys.readouterr().err
+
+
+def _rewardkit(*args: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "rewardkit", "report", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_json_has_the_table_numbers(job: Path, tmp_path: Path) -> None:
+    done = _rewardkit(str(job), "--json", "--pass-threshold", "0.5", "--baseline", str(job))
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)  # stdout is the document alone
+    assert "rewardkit: warning:" in done.stderr
+    assert data["kind"] == "harbor"
+    assert data["cases"] == 14
+    tests_pass = data["judges"]["checks/tests_pass"]
+    assert tests_pass["metric"] == "pass_rate"
+    assert f"{tests_pass['ci95'][0]:.1%}, {tests_pass['ci95'][1]:.1%}" == "39.1%, 86.2%"
+    assert (tests_pass["scored"], tests_pass["errors"], tests_pass["n"]) == (12, 0, 12)
+    readability = data["judges"]["quality/readability"]
+    assert (readability["metric"], readability["errors"], readability["timeouts"]) == ("mean", 1, 1)
+    assert data["reward"]["n"] + data["reward"]["invalid"] == 14
+    assert sum(data["reward"]["histogram"]) == data["reward"]["n"]
+    assert [row["k"] for row in data["pass_k"]] == [1, 2, 3]
+    assert data["diagnostics"]["samples"] == 14
+    assert data["diagnostics"]["groups"] == 6
+    assert data["comparison"]["difference"]["mean"] == 0.0
+    assert data["comparison"]["improved"] == data["comparison"]["regressed"] == 0
+    assert any(p["file"].endswith("broken__x1/verifier/reward.json") for p in data["problems"])
+
+
+def test_json_with_out_keeps_stdout_json(results: Path, tmp_path: Path) -> None:
+    out = tmp_path / "report.html"
+    done = _rewardkit(str(results), "--json", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert f"wrote {out} (41 cases)" in done.stderr
+    format_ = data["diagnostics"]["criteria"][1]
+    assert (format_["name"], format_["zero_variance"], format_["at_max"]) == ("format", 1.0, 1.0)
+    assert {"a": "correct", "b": "format", "r": None} in data["diagnostics"]["correlations"]
+    assert out.is_file()
+
+
+def test_json_is_in_help() -> None:
+    done = _rewardkit("--help")
+    assert "--json" in done.stdout
+    assert "--eval EVAL_YAML" in done.stdout
+
+
+def test_eval_names_the_page_and_bad_eval_exits_2(
+    eval_run: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run, suite = eval_run
+    out = tmp_path / "report.html"
+    assert cli(["report", str(run), "--eval", str(suite), "--out", str(out)]) == 0
+    assert "<title>support-triage</title>" in out.read_text()
+    assert cli(["report", str(run), "--eval", str(tmp_path / "nope.yaml"), "--out", str(out)]) == 2
+    assert "eval.yaml not found" in capsys.readouterr().err

@@ -29,6 +29,7 @@ from rewardkit.engine._workers import DEFAULT_TIMEOUT, runs_inline
 if TYPE_CHECKING:
     from rewardkit._plan import Plan
     from rewardkit.compose import JudgeInfo, RewardBlock
+    from rewardkit.compose._traps import ScaleWatch
     from rewardkit.sources.eval_yaml import EvalSuite
 
 __all__ = [
@@ -40,7 +41,6 @@ __all__ = [
     "function_at",
     "load_backend",
     "score_sample",
-    "suite_traps",
 ]
 
 _PASSED = ("ground_truth", "metadata", "trajectory", "workspace")
@@ -119,8 +119,11 @@ class EvalBackend:
     """An eval.yaml suite: each sample becomes one case record."""
 
     suite: EvalSuite
-    warned: set[str] = field(default_factory=set, compare=False, repr=False)
-    """Judges already warned about a value below their [1, 5] default range."""
+    watch: ScaleWatch = field(init=False, compare=False, repr=False)
+    """Its code judges read on the [1, 5] default, until one returns a number below 1."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "watch", self.suite.scale_watch())
 
     def score(self, sample: Sample, on_error: ErrorPolicy) -> Scored:
         # The judges run as in `rewardkit eval`; the reward is composed here, under the policy.
@@ -147,33 +150,10 @@ class EvalBackend:
         return DEFAULT_TIMEOUT * coded if coded else None
 
     def check_ranges(self, outcomes: tuple[Outcome, ...]) -> None:
-        """Warn, once per judge, when a code judge's number falls below the [1, 5] default.
-
-        Whether a code or `check` judge returns numbers shows only when it runs; a 0-1 score
-        read on [1, 5] is 0.0 whatever it was. Called where the results arrive (the driver,
-        not a worker process), so that the warning shows once.
-        """
-        block = self.suite.reward
-        for outcome, judge in zip(outcomes, self.suite.judges, strict=True):
-            number = outcome.raw
-            if (
-                judge.scale is None
-                and judge.kind in ("code", "check")
-                and isinstance(number, int | float)
-                and not isinstance(number, bool)
-                and number < 1
-                and judge.name not in self.warned
-                and _on_default_range(judge.name, block)
-            ):
-                self.warned.add(judge.name)
-                warnings.warn(
-                    f"{self.suite.path}: judge {judge.name!r} returned {number!r} and has no "
-                    "score_range, so it is scored on the unchecked [1, 5] default (as 0.0). "
-                    "Declare score_range: [lo, hi] (e.g. [0, 1]), or return True/False for "
-                    "pass/fail.",
-                    RuntimeWarning,
-                    stacklevel=2,
-                )
+        """Warn, once per judge, when a code judge's number falls below the [1, 5] default
+        (called where the results arrive, the driver, so that it shows once)."""
+        for message in self.watch.see(outcomes):
+            warnings.warn(message, RuntimeWarning, stacklevel=2)
 
     @staticmethod
     def record(sample: Sample) -> dict[str, Any]:
@@ -345,26 +325,9 @@ def _eval(path: Path) -> EvalBackend:
     from rewardkit.sources.eval_yaml import load_suite
 
     suite = load_suite(path)
-    for trap in suite_traps(suite):
+    for trap in suite.traps():
         warnings.warn(trap, stacklevel=4)
     return EvalBackend(suite=suite)
-
-
-def _on_default_range(name: str, block: RewardBlock | None) -> bool:
-    if block is None:
-        return True
-    clamped = name in block.raw or (name == block.judge and not block.normalize)
-    return block.score_range is None and not clamped
-
-
-def suite_traps(suite: EvalSuite) -> list[str]:
-    """The silent-zero traps of an eval.yaml's `reward:` block, each naming the file."""
-    from rewardkit.compose._traps import silent_zeros
-
-    verdicts = {j.name for j in suite.judges if j.kind == "builtin" or j.feedback_type == "bool"}
-    conditions = {j.name: j.condition.source for j in suite.judges if j.condition is not None}
-    traps = silent_zeros(suite.reward, verdicts=verdicts, conditions=conditions)
-    return [f"{suite.path}: {trap}" for trap in traps]
 
 
 def _accepted(fn: Callable[..., Any]) -> frozenset[str]:

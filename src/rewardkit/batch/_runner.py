@@ -35,6 +35,7 @@ from rewardkit.batch._lines import (
 )
 from rewardkit.batch._result import SampleResult
 from rewardkit.batch._scorer import Scorer
+from rewardkit.compose._traps import silent_zero_flag
 
 __all__ = [
     "MAX_LINE_BYTES",
@@ -132,13 +133,7 @@ class RunCounts:
     def flag(self) -> str | None:
         """A warning when the reward is 0 while a judge scored above 0 on over a tenth of
         the valid samples: a silent zero (a judge read on the wrong scale, say)."""
-        if self.zero_despite * 10 <= self.scored:
-            return None
-        return (
-            f"warning: the reward is 0 on {self.zero_despite} of {self.scored} valid rollouts "
-            "where a judge scored above 0. A code judge without score_range is read on [1, 5] "
-            "(give it one, e.g. score_range: [0, 1]); else a gate or the formula zeroes them."
-        )
+        return silent_zero_flag(self.zero_despite, self.scored, "rollouts")
 
     def note(self, row: Row) -> None:
         """Keep `row` as the example if it comes first in the file."""

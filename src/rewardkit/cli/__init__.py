@@ -6,8 +6,9 @@ named like a subcommand can always be passed as `./eval`.
 
 Every front door uses the same exit codes: 0 scored; 3 outputs written but some criterion or
 judge errored; 2 bad arguments or configuration, before anything runs; 1 an internal error;
-141 (as a shell reports SIGPIPE) when its output is closed early, e.g. piped into `head`.
-Warnings print as one line, `rewardkit: warning: <message>`.
+4 with `--strict`, a run that printed a warning; 141 (as a shell reports SIGPIPE) when its
+output is closed early, e.g. piped into `head`. Warnings print as one line,
+`rewardkit: warning: <message>`.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ import warnings
 from importlib import import_module
 from pathlib import Path
 
+from rewardkit.cli._strict import counted, strict_exit
+
 __all__ = ["SUBCOMMANDS", "main"]
 
 SUBCOMMANDS = {
@@ -26,6 +29,8 @@ SUBCOMMANDS = {
     "score": "score a JSONL file of samples (RL rollouts) -> one result line per sample",
     "serve": "serve rewards over HTTP (POST /score)",
     "report": "report on a scored run (eval, Harbor job, results) -> table or report.html",
+    "init": "write a starter project (harbor, eval or rl) and print the command to run it",
+    "completion": "print a shell completion script (bash, zsh or fish)",
 }
 """`rewardkit <name> --help` tells more; the default command scores Harbor tests dirs."""
 
@@ -40,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     shown = warnings.formatwarning
     warnings.formatwarning = _one_line
     try:
-        code = _dispatch(args)
+        code = strict_exit(_dispatch(args), args)
         sys.stdout.flush()
         return code
     except BrokenPipeError:  # `rewardkit check ... | head`: the reader is gone, quietly
@@ -90,5 +95,6 @@ def _one_line(
     line: str | None = None,
 ) -> str:
     """`rewardkit: warning: <message>`: our messages name their file; no source line."""
+    counted()
     kind = "" if category in (UserWarning, RuntimeWarning) else f"{category.__name__}: "
     return f"rewardkit: warning: {kind}{message}\n"

@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from rewardkit._errors import ConfigError
+from rewardkit.cli._strict import add_strict_argument
+from rewardkit.cli._strict import warning as say_warning
 
-__all__ = ["main"]
+if TYPE_CHECKING:
+    from rewardkit._plan import Leaf, Plan
+
+__all__ = ["build_parser", "main"]
 
 
-def main(argv: list[str]) -> int:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="rewardkit check",
         description="Load and validate a tests directory or an eval.yaml, then print what it "
@@ -21,37 +29,79 @@ def main(argv: list[str]) -> int:
         "warning with a suggestion) or nothing to score.",
     )
     parser.add_argument("path", type=Path, help="a tests directory or an eval.yaml")
-    args = parser.parse_args(argv)
-    from rewardkit.batch._backends import suite_traps
-    from rewardkit.outputs.plan import describe_plan, describe_suite
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON document instead of the plan: valid, errors, warnings and the "
+        "plan as data (the lines on stderr stay)",
+    )
+    add_strict_argument(parser)
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    from rewardkit.outputs.plan import describe_plan, describe_suite, plan_data, suite_data
     from rewardkit.sources.eval_yaml import load_suite
     from rewardkit.sources.tests_dir import discover
 
     path: Path = args.path
+    data: dict[str, Any] | None = None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             if path.name.endswith((".yaml", ".yml")) or (path / "eval.yaml").is_file():
                 suite = load_suite(path)
                 text, empty = describe_suite(suite), not suite.judges and suite.pairwise is None
-                for trap in suite_traps(suite):  # silent zeros: warnings, not errors
+                data = suite_data(suite) if args.json else None
+                for trap in suite.traps():  # silent zeros: warnings, not errors
                     warnings.warn(trap, stacklevel=1)
             else:
                 plan = discover(path)
                 text, empty = describe_plan(plan), not list(plan.leaves())
+                data = plan_data(plan) if args.json else None
+                for leaf, name in _renamed(plan):
+                    warnings.warn(
+                        f"{leaf.source}: another criterion has this one's name, so it is "
+                        f"reported as {name!r}. Give each its own name=... to tell them apart.",
+                        stacklevel=1,
+                    )
         except ConfigError as exc:
             print(f"rewardkit check: error: {exc}", file=sys.stderr)
+            if args.json:
+                errors = [str(e) for e in getattr(exc, "errors", [exc])]
+                _print_json(False, [], errors, None)
             return 2
     problems = [str(w.message) for w in caught if _is_problem(str(w.message))]
-    for warning in caught:
-        if str(warning.message) not in problems:
-            print(f"rewardkit: warning: {warning.message}", file=sys.stderr)
+    shown = [str(w.message) for w in caught if str(w.message) not in problems]
+    for warning in shown:
+        say_warning(warning)
     if empty and not problems:
         problems.append(f"{path}: nothing to score: no criteria or judges found")
-    print(text)
+    if args.json:
+        _print_json(not problems, shown, problems, data)
+    else:
+        print(text)
     for problem in problems:
         print(f"rewardkit check: error: {problem}", file=sys.stderr)
     return 2 if problems else 0
+
+
+def _print_json(
+    valid: bool, shown: list[str], errors: list[str], plan: dict[str, Any] | None
+) -> None:
+    document = {"valid": valid, "errors": errors, "warnings": shown, "plan": plan}
+    print(json.dumps(document, indent=2))
+
+
+def _renamed(plan: Plan) -> Iterator[tuple[Leaf, str]]:
+    """The criteria that `discover` renamed `name #2` because an earlier one had the name."""
+    names = {check.name for leaf in plan.leaves() for check in leaf.checks}
+    for leaf in plan.leaves():
+        for check in leaf.checks:
+            base, mark, number = check.name.rpartition(" #")
+            if mark and number.isdigit() and base in names:
+                yield leaf, check.name
 
 
 def _is_problem(message: str) -> bool:

@@ -4,8 +4,10 @@ thresholds, and compare it with a baseline run."""
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -13,10 +15,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rewardkit._errors import ConfigError
+from rewardkit.cli._strict import add_strict_argument, warning
 from rewardkit.cli._syspath import keep_off_sys_path
 from rewardkit.cli._workers import add_worker_arguments
 
 if TYPE_CHECKING:
+    from rewardkit._evaluate import CaseResult
+    from rewardkit.compose._traps import ScaleWatch
     from rewardkit.judges import EvalJudge
     from rewardkit.outputs._case_log import CaseLog
     from rewardkit.sources._case_names import CaseNames
@@ -34,7 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Score every case of an eval.yaml suite; write summary.json and summary.yaml.",
         epilog=f"exit codes: {EXIT_OK} ok; {EXIT_BREACH} a regression (a threshold missed, or a "
         f"drop against --baseline); "
-        f"{EXIT_JUDGE_ERRORS} some judge errored; {EXIT_CONFIG} bad arguments or configuration.",
+        f"{EXIT_JUDGE_ERRORS} some judge errored, or some case's reward could not be composed; "
+        f"{EXIT_CONFIG} bad arguments or configuration.",
     )
     parser.add_argument("eval_yaml", type=Path, help="the eval.yaml (or its directory)")
     parser.add_argument(
@@ -72,7 +78,14 @@ def build_parser() -> argparse.ArgumentParser:
         "(env REWARDKIT_RETRY_INVALID)",
     )
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print the summary (summary.json without per_case) as one JSON document instead "
+        "of the lines per judge",
+    )
     add_worker_arguments(parser, "judge")
+    add_strict_argument(parser)
     return parser
 
 
@@ -88,7 +101,7 @@ def main(argv: list[str]) -> int:
         print(f"rewardkit eval: error: {exc}", file=sys.stderr)
         return EXIT_CONFIG
     suite, layout = setup.suite, setup.layout
-    log = _score(args, setup)
+    log, seen = _score(args, setup)
     pairwise = None
     if setup.comparison is not None and setup.baseline_dir is not None:
         from rewardkit._evaluate import compare_runs
@@ -105,19 +118,22 @@ def main(argv: list[str]) -> int:
         baseline=setup.baseline,
     )
     write_summary(args.out, summary, log.entries)
-    print("\n".join(terminal_lines(summary)))
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    else:
+        print("\n".join(terminal_lines(summary)))
     if summary.get("regressions"):
         return EXIT_BREACH
-    errored = any(j["errored_cases"] for j in summary["judges"].values())
+    errored = seen.uncomposed or any(j["errored_cases"] for j in summary["judges"].values())
     return EXIT_JUDGE_ERRORS if errored or bool(pairwise and pairwise["errors"]) else EXIT_OK
 
 
-def _score(args: argparse.Namespace, setup: _Setup) -> CaseLog:
+def _score(args: argparse.Namespace, setup: _Setup) -> tuple[CaseLog, _Seen]:
     """Score the cases not yet in `--out`'s cases.jsonl, appending each chunk as it ends."""
     from rewardkit._evaluate import score_stream
+    from rewardkit.compose import CompositionWarning
     from rewardkit.engine._workers import WorkerLimits
     from rewardkit.outputs._case_log import CASES_FILE, CaseLog
-    from rewardkit.outputs.summary import case_entry
 
     judges = [judge.name for judge in setup.suite.judges]
     path = args.out / CASES_FILE
@@ -131,19 +147,70 @@ def _score(args: argparse.Namespace, setup: _Setup) -> CaseLog:
             )
         dirs = (setup.root / setup.names[i] for i in log.missing())
         show = not args.no_progress and sys.stderr.isatty()
-        with _progress(left * len(judges), enabled=show) as advance:
-            score_stream(
-                setup.suite,
-                dirs,
-                left,
-                lambda _, results: log.append((r.case_id, case_entry(r)) for r in results),
-                layout=setup.layout,
-                max_concurrent=args.max_concurrent,
-                progress=advance,
-                worker=WorkerLimits(timeout=args.timeout, memory_mb=args.memory_mb),
-            )
+        with _progress(left * len(judges), enabled=show) as (advance, say):
+            for trap in setup.suite.traps():
+                warning(trap, say)
+            seen = _Seen(setup.suite.scale_watch(), say)
+            with warnings.catch_warnings():  # shown as each case's note
+                warnings.simplefilter("ignore", CompositionWarning)
+                score_stream(
+                    setup.suite,
+                    dirs,
+                    left,
+                    lambda _, results: log.append(seen(results)),
+                    layout=setup.layout,
+                    max_concurrent=args.max_concurrent,
+                    progress=advance,
+                    worker=WorkerLimits(timeout=args.timeout, memory_mb=args.memory_mb),
+                )
+            seen.finish(path)
         log.finish()
-    return log
+    return log, seen
+
+
+class _Seen:
+    """Each scored case as it arrives: its entry for cases.jsonl, a line per judge error (the
+    first `ERROR_LINES`), a warning per judge read on the wrong scale, the silent-zero count,
+    the cases whose reward could not be composed."""
+
+    ERROR_LINES = 20
+
+    def __init__(self, watch: ScaleWatch, say: Callable[[str], None]) -> None:
+        self.watch, self.say = watch, say
+        self.errors = self.scored = self.zeros = self.uncomposed = 0
+
+    def __call__(self, results: list[CaseResult]) -> Iterator[tuple[str, dict[str, Any]]]:
+        from rewardkit.outputs.summary import case_entry
+
+        for result in results:
+            for message in self.watch.see(result.outcomes):
+                warning(message, self.say)
+            problems = [
+                f"judge {o.name!r} {'timed out' if o.status == 'timeout' else 'errored'}: {o.error}"
+                for o in result.failures
+            ]
+            if result.note is not None:
+                self.uncomposed += 1
+                problems.append(result.note)
+            for problem in problems:
+                self.errors += 1
+                if self.errors <= self.ERROR_LINES:
+                    self.say(f"rewardkit eval: case {result.case_id}: {problem}")
+            self.scored += 1
+            scored_above = any((o.value or 0) > 0 for o in result.outcomes)
+            if result.note is None and result.reward == 0 and scored_above:
+                self.zeros += 1
+            yield result.case_id, case_entry(result)
+
+    def finish(self, cases: Path) -> None:
+        """The lines after the last case: errors not shown, a silent zero."""
+        from rewardkit.compose._traps import silent_zero_flag
+
+        if self.errors > self.ERROR_LINES:
+            more = self.errors - self.ERROR_LINES
+            self.say(f"rewardkit eval: {more} more errors; each case's are in {cases}")
+        if flag := silent_zero_flag(self.zeros, self.scored, "cases"):
+            warning(flag, self.say)
 
 
 @dataclass(frozen=True)
@@ -206,13 +273,20 @@ def _run_result(run: Path | None) -> dict[str, Any] | None:
 
 
 @contextmanager
-def _progress(total: int, *, enabled: bool) -> Iterator[Callable[[int], None] | None]:
-    """A rich progress bar on a terminal; nothing otherwise."""
+def _progress(
+    total: int, *, enabled: bool
+) -> Iterator[tuple[Callable[[int], None] | None, Callable[[str], None]]]:
+    """`(advance, say)`: a rich progress bar on a terminal (with lines printed above it);
+    no bar otherwise, and lines go to stderr."""
     if not enabled or total == 0:
-        yield None
+        yield None, lambda line: print(line, file=sys.stderr, flush=True)
         return
+    from rich.console import Console
     from rich.progress import Progress
 
-    with Progress(transient=True) as bar:
+    with Progress(console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task("scoring", total=total)
-        yield lambda n: bar.advance(task, n)
+        yield (
+            lambda n: bar.advance(task, n),
+            lambda line: bar.console.print(line, markup=False, highlight=False),
+        )

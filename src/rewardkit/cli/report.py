@@ -1,9 +1,11 @@
-"""`rewardkit report INPUT [--out report.html]`: statistics, a baseline comparison and RL-signal
-diagnostics of a scored run, in the terminal or as one self-contained HTML file."""
+"""`rewardkit report INPUT [--out report.html] [--json]`: statistics, a baseline comparison and
+RL-signal diagnostics of a scored run, in the terminal, as JSON, or as one self-contained HTML
+file."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from pathlib import Path
@@ -20,10 +22,10 @@ def build_parser() -> argparse.ArgumentParser:
         prog="rewardkit report",
         description="Report on a scored run: an eval run (summary.json or its directory), a "
         "Harbor job directory (<trial>/verifier/reward.json), or a `rewardkit score` results "
-        ".jsonl. Without --out, print the per-criterion table.",
+        ".jsonl. Without --out, print the per-criterion table (or, with --json, its numbers).",
         epilog=f"exit codes: {EXIT_OK} ok (unreadable files are listed, the rest reported); "
-        f"{EXIT_BAD_INPUT} no such input, or not one result in it; {EXIT_INTERNAL} an internal "
-        "error.",
+        f"{EXIT_BAD_INPUT} no such input, or not one result in it, or an invalid --eval; "
+        f"{EXIT_INTERNAL} an internal error.",
     )
     parser.add_argument("input", type=Path, help="summary.json, a job directory, or results.jsonl")
     parser.add_argument("--out", type=Path, help="write the HTML report here")
@@ -33,8 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--rollouts",
         type=Path,
-        help="the rollouts .jsonl a results file was scored from: completion lengths for the "
-        "length diagnostics (joined by id)",
+        help="the rollouts .jsonl a results file was scored from (joined by id): completion "
+        "lengths for the length diagnostics, and each case's prompt and completion in the page",
     )
     parser.add_argument(
         "--pass-threshold",
@@ -43,7 +45,28 @@ def build_parser() -> argparse.ArgumentParser:
         help="the reward at which a sample passes, for pass@k (env REWARDKIT_PASS_THRESHOLD; "
         "default 1.0)",
     )
-    parser.add_argument("--title", help="the HTML page's title")
+    parser.add_argument(
+        "--eval",
+        type=Path,
+        dest="suite",
+        metavar="EVAL_YAML",
+        help="the eval.yaml an eval run was scored from (or its directory): the page's title is "
+        "its name, and each case's view shows the case's input.yaml and output files",
+    )
+    parser.add_argument(
+        "--cases",
+        type=Path,
+        help="with --eval: the cases directory `rewardkit eval --cases` was given (default: "
+        "the eval.yaml's dataset.path)",
+    )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print the report's numbers as one JSON document instead of the table: the "
+        "reward's and each judge's mean, standard error, 95%% interval and outcome counts, "
+        "pass@k, the baseline comparison, the RL-signal diagnostics and the input problems",
+    )
+    parser.add_argument("--title", help="the HTML page's title (default: the suite's name)")
     return parser
 
 
@@ -52,12 +75,19 @@ def main(argv: list[str]) -> int:
     from rewardkit.report._terminal import diagnostic_lines, print_report
 
     args = build_parser().parse_args(argv)
+    if args.cases is not None:
+        from rewardkit.cli._syspath import keep_off_sys_path
+
+        keep_off_sys_path(args.cases)
     try:
         report = build_report(
             args.input,
             baseline=args.baseline,
             rollouts=args.rollouts,
             pass_threshold=args.pass_threshold,
+            suite=args.suite,
+            cases=args.cases,
+            texts=args.out is not None,
         )
     except ConfigError as exc:
         print(f"rewardkit report: error: {exc}", file=sys.stderr)
@@ -66,15 +96,20 @@ def main(argv: list[str]) -> int:
         print(f"rewardkit: warning: {problem}", file=sys.stderr)
     if args.out is not None:
         report.write_html(args.out, args.title)
-        print(f"wrote {args.out} ({report.stats.cases} cases)")
+        lines = [f"wrote {args.out} ({report.stats.cases} cases)"]
         if report.diagnostics is not None:
-            print("\n".join(diagnostic_lines(report.diagnostics)))
-        return EXIT_OK
-    print_report(
-        report.run,
-        report.stats,
-        sys.stdout,
-        comparison=report.comparison,
-        diagnostics=report.diagnostics,
-    )
+            lines += diagnostic_lines(report.diagnostics)
+        # with --json, stdout holds the JSON document alone
+        print("\n".join(lines), file=sys.stderr if args.json else sys.stdout)
+    if args.json:
+        json.dump(report.data(), sys.stdout, indent=2, allow_nan=False)
+        print()
+    elif args.out is None:
+        print_report(
+            report.run,
+            report.stats,
+            sys.stdout,
+            comparison=report.comparison,
+            diagnostics=report.diagnostics,
+        )
     return EXIT_OK

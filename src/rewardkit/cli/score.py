@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import textwrap
@@ -10,11 +11,12 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rewardkit._errors import ConfigError
 from rewardkit.batch._lines import MAX_LINE_MIB
 from rewardkit.batch._scorer import MEMORY_MIB
+from rewardkit.cli._strict import add_strict_argument, warning
 from rewardkit.engine import DEFAULT_TIMEOUT
 
 if TYPE_CHECKING:
@@ -100,6 +102,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--out first (env REWARDKIT_RETRY_INVALID)",
     )
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print the end-of-run summary as one JSON document (counts, mean reward, time, "
+        "judges without a value, the silent-zero flag) instead of its lines",
+    )
+    add_strict_argument(parser)
     return parser
 
 
@@ -114,16 +123,39 @@ def main(argv: list[str]) -> int:
     except ConfigError as exc:
         print(f"rewardkit score: error: {exc}", file=sys.stderr)
         return EXIT_CONFIG
-    retried = f", {counts.retried} invalid results retried" if counts.retried else ""
-    print(
-        f"{counts.scored} scored, {counts.invalid} invalid, {counts.skipped} already done, "
-        f"{counts.malformed} malformed{retried} → {args.out}"
-    )
-    if summary := counts.summary(time.perf_counter() - start):
-        print(summary)
-    if flag := counts.flag():
-        print(f"rewardkit score: {flag}", file=sys.stderr)
+    seconds = time.perf_counter() - start
+    flag = counts.flag()
+    if args.json:
+        print(json.dumps(_summary(counts, seconds, args.out, flag), indent=2))
+    else:
+        retried = f", {counts.retried} invalid results retried" if counts.retried else ""
+        print(
+            f"{counts.scored} scored, {counts.invalid} invalid, {counts.skipped} already done, "
+            f"{counts.malformed} malformed{retried} → {args.out}"
+        )
+        if summary := counts.summary(seconds):
+            print(summary)
+    if flag:
+        warning(flag)
     return _exit_code(counts, args.out)
+
+
+def _summary(counts: RunCounts, seconds: float, out: Path, flag: str | None) -> dict[str, Any]:
+    """`--json`'s document: what the end-of-run lines say."""
+    done = counts.scored + counts.invalid
+    return {
+        "out": str(out),
+        "scored": counts.scored,
+        "invalid": counts.invalid,
+        "already_done": counts.skipped,
+        "malformed": counts.malformed,
+        "retried": counts.retried,
+        "mean_reward": counts.reward_sum / counts.scored if counts.scored else None,
+        "seconds": round(seconds, 3),
+        "per_second": round(done / seconds, 1) if seconds > 0 else None,
+        "no_value": dict(counts.no_value.most_common()),
+        "silent_zero": flag,
+    }
 
 
 def _run(args: argparse.Namespace) -> RunCounts:

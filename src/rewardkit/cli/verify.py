@@ -5,12 +5,21 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import textwrap
+from collections.abc import Iterable
 from pathlib import Path
 
 from rewardkit import __version__
 from rewardkit._errors import ConfigError
-from rewardkit._verifier import DEFAULT_OUTPUT, DEFAULT_WORKSPACE, ERROR_POLICIES, verify
+from rewardkit._verifier import (
+    DEFAULT_OUTPUT,
+    DEFAULT_WORKSPACE,
+    ERROR_POLICIES,
+    Verdict,
+    verify,
+)
 from rewardkit.cli import SUBCOMMANDS
+from rewardkit.cli._strict import add_strict_argument
 from rewardkit.cli._syspath import keep_off_sys_path
 from rewardkit.cli._workers import add_worker_arguments
 from rewardkit.engine import Limits
@@ -27,7 +36,7 @@ EXIT_CRITERION_ERRORS = 3
 _EPILOG = "\n".join(
     [
         "commands (rewardkit COMMAND --help for each):",
-        *(f"  {name:<7} {what}" for name, what in SUBCOMMANDS.items()),
+        *(f"  {name:<10} {what}" for name, what in SUBCOMMANDS.items()),
         "",
         "exit codes:",
         f"  {EXIT_OK}  every criterion scored",
@@ -140,6 +149,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="How an errored criterion counts: zero (default) scores it 0; omit leaves it out "
         "of its aggregate; fail sets every reward to 0. Env: REWARDKIT_ON_ERROR.",
     )
+    said = parser.add_mutually_exclusive_group()
+    said.add_argument(
+        "-q", "--quiet", action="store_true", help="print only the reward lines on stdout"
+    )
+    said.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="after the rewards, list every criterion with its value (default: only those "
+        f"below 1.0, at most {SHOWN})",
+    )
+    add_strict_argument(parser)
     return parser
 
 
@@ -191,6 +212,9 @@ def main(argv: list[str]) -> int:
     if table:
         print()
         print(table)
+    if not args.quiet:
+        for line in _table(by_label.keys(), results, verbose=args.verbose):
+            print(line)
     if "rewardkit.models._litellm" in sys.modules:  # outputs are written: skip slow teardown
         sys.modules["rewardkit.models._litellm"].prepare_exit()
     failures = [(r, o) for r in results for o in r.failures]
@@ -200,3 +224,32 @@ def main(argv: list[str]) -> int:
             file=sys.stderr,
         )
     return EXIT_CRITERION_ERRORS if failures else EXIT_OK
+
+
+SHOWN = 10
+"""Rows of the table of criteria below 1.0 printed after a run (`-v`: every criterion)."""
+
+
+def _table(labels: Iterable[str], results: list[Verdict], *, verbose: bool) -> list[str]:
+    """The criteria below 1.0 (with `verbose`, all), each with its value and why."""
+    rows = [
+        (f"{label}/{o.name}" if len(results) > 1 else o.name, o)
+        for label, result in zip(labels, results, strict=True)
+        for o in result.outcomes
+    ]
+    total = len(rows)
+    if not verbose:
+        rows = [(name, o) for name, o in rows if o.value is None or o.value < 1.0]
+    if not rows:
+        return []
+    head = "criteria" if verbose else f"below 1.0: {len(rows)} of {total} criteria"
+    shown = rows if verbose else rows[:SHOWN]
+    width = min(max(len(name) for name, _ in shown), 60)
+    lines = ["", head]
+    for name, outcome in shown:
+        value = f"{outcome.value:.2f}" if outcome.value is not None else outcome.status
+        why = outcome.error or outcome.reasoning or ""
+        lines.append(f"  {value:>7}  {name:<{width}}  {textwrap.shorten(why, 100)}".rstrip())
+    if len(rows) > len(shown):
+        lines.append(f"  ... and {len(rows) - len(shown)} more (-v lists every criterion)")
+    return lines

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from rewardkit.compose._reward import (
         DEFAULT_RANGE,
         CompositionError,
+        CompositionWarning,
         JudgeInfo,
         JudgeValue,
         RewardBlock,
@@ -34,6 +35,7 @@ _LAZY = {
     "compile_expression": "_expr",
     "DEFAULT_RANGE": "_reward",
     "CompositionError": "_reward",
+    "CompositionWarning": "_reward",
     "JudgeInfo": "_reward",
     "JudgeValue": "_reward",
     "RewardBlock": "_reward",
@@ -60,6 +62,7 @@ __all__ = [
     "MODES",
     "Component",
     "CompositionError",
+    "CompositionWarning",
     "Dialect",
     "Expression",
     "JudgeInfo",

@@ -12,15 +12,15 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
 from rewardkit.compose._expr import Expression, compile_expression
 
 __all__ = [
-    "DEFAULT_RANGE", "CompositionError", "JudgeInfo", "JudgeValue", "RewardBlock",
-    "ScoreRange", "compose_reward", "normalize_value",
+    "DEFAULT_RANGE", "CompositionError", "CompositionWarning", "JudgeInfo", "JudgeValue",
+    "RewardBlock", "ScoreRange", "compose_reward", "normalize_value",
 ]  # fmt: skip
 
 ScoreRange = tuple[float, float]
@@ -124,12 +124,14 @@ def compose_reward(
     judges: Mapping[str, JudgeInfo],
     *,
     strict: bool = False,
+    on_failure: Callable[[str], object] | None = None,
 ) -> float:
     """Collapse one case's judge values into a reward in [0, 1].
 
     `block=None` is the default composition. A run-time failure (a judge the expression
-    names has no value, a division by zero, a non-finite result) warns (`RuntimeWarning`)
-    and scores 0.0 for this case. With `strict` (RL scoring), it raises `CompositionError`
+    names has no value, a division by zero, a non-finite result) scores 0.0 for this case
+    and warns (`CompositionWarning`), or passes the message to `on_failure` when given.
+    With `strict` (RL scoring), it raises `CompositionError`
     instead, as it does when the composition has no judge value to compute from (the single
     judge, every weighted judge, or every judge of the default composition has none).
 
@@ -155,8 +157,15 @@ def compose_reward(
         if strict:
             raise CompositionError(f"{type(exc).__name__}: {exc}") from exc
         message = f"reward could not be composed ({type(exc).__name__}: {exc}); scoring 0.0"
-    warnings.warn(message, RuntimeWarning, stacklevel=2)
+    if on_failure is None:
+        warnings.warn(message, CompositionWarning, stacklevel=2)
+    else:
+        on_failure(message)
     return 0.0
+
+
+class CompositionWarning(RuntimeWarning):
+    """A case's reward could not be composed and scores 0.0 (a formula that failed on it)."""
 
 
 class _ZeroReward(Exception):

@@ -7,11 +7,15 @@ computes") has the cases.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
+from typing import TYPE_CHECKING
 
 from rewardkit.compose._reward import RewardBlock
 
-__all__ = ["LITTLE", "silent_zeros"]
+if TYPE_CHECKING:
+    from rewardkit._outcome import Outcome
+
+__all__ = ["LITTLE", "ScaleWatch", "silent_zero_flag", "silent_zeros"]
 
 LITTLE = 0.5
 """A pass/fail judge that moves less of the reward than this, yet gates it, is a trap."""
@@ -88,3 +92,60 @@ def _abstentions(block: RewardBlock, conditions: Mapping[str, str]) -> list[str]
         f"`{name} if ... else ...`), or use `formula: weighted`, which leaves it out."
         for name in sorted(_read(block) & set(conditions))
     ]
+
+
+class ScaleWatch:
+    """Judges read on the unchecked [1, 5] default, watched for a number outside it (below 1
+    reads as 0.0, above 5 as 1.0: a 0-1 score always reads as 0.0).
+
+    Whether a code judge returns 0-1 numbers shows only when it runs. `see` gives one
+    message per judge, the first time; the caller shows it once, where the results arrive.
+
+    Example:
+        >>> from rewardkit._outcome import Outcome
+        >>> watch = ScaleWatch("eval.yaml", ["exact"])
+        >>> len(watch.see([Outcome(name="exact", status="scored", value=0.0, raw=0.5)]))
+        1
+        >>> watch.see([Outcome(name="exact", status="scored", value=0.0, raw=0.5)])
+        []
+    """
+
+    def __init__(self, where: str, judges: Collection[str]) -> None:
+        self.where = where
+        self.left = set(judges)
+
+    def see(self, outcomes: Iterable[Outcome]) -> list[str]:
+        """The messages for judges first seen returning a number outside [1, 5]."""
+        if not self.left:
+            return []
+        found = []
+        for outcome in outcomes:
+            number = outcome.raw
+            if outcome.name in self.left and type(number) in (int, float) and not 1 <= number <= 5:
+                self.left.discard(outcome.name)
+                found.append(
+                    f"{self.where}: judge {outcome.name!r} returned {number!r} and has no "
+                    "score_range, so it is scored on the unchecked [1, 5] default (as "
+                    f"{0.0 if number < 1 else 1.0}). Declare score_range: [lo, hi] (e.g. "
+                    "[0, 1]), or return True/False for pass/fail."
+                )
+        return found
+
+
+def silent_zero_flag(zeros: int, scored: int, noun: str) -> str | None:
+    """The end-of-run warning when the reward is 0 while a judge scored above 0 on over a
+    tenth of the `scored` samples (`zeros` of them): a silent zero, not a bad policy.
+
+    Example:
+        >>> silent_zero_flag(1, 100, "rollouts") is None
+        True
+        >>> silent_zero_flag(50, 100, "cases")[:41]
+        'the reward is 0 on 50 of 100 scored cases'
+    """
+    if zeros * 10 <= scored:
+        return None
+    return (
+        f"the reward is 0 on {zeros} of {scored} scored {noun} where a judge scored above 0. "
+        "A code judge without score_range is read on [1, 5] (give it one, e.g. score_range: "
+        "[0, 1]); else a gate or the formula zeroes them."
+    )

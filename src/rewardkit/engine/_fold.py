@@ -57,9 +57,15 @@ class RunResult:
     on_error: ErrorPolicy
 
     @property
+    def outcomes(self) -> list[Outcome]:
+        """Every outcome once, in output order."""
+        every = {id(o): o for _, node in self.dimensions for o in _outcomes(node)}
+        return list(every.values())
+
+    @property
     def failures(self) -> list[Outcome]:
         """Every errored or timed-out outcome."""
-        return [o for _, node in self.dimensions for o in _outcomes(node) if o.failed]
+        return [o for o in self.outcomes if o.failed]
 
 
 def fold(plan: Plan, runs: Mapping[int, JudgeRun], on_error: ErrorPolicy) -> RunResult:

@@ -1,18 +1,20 @@
-"""Human-readable plans for `rewardkit check`: what each reward key will compute."""
+"""Plans for `rewardkit check`: what each reward key will compute, as text or (`--json`)
+as data."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from rewardkit._plan import Group, Leaf, Node, Plan, Scoring
+from rewardkit.judges import EvalJudge
 from rewardkit.sources.eval_yaml import EvalSuite
 
-__all__ = ["describe_plan", "describe_suite"]
+__all__ = ["describe_plan", "describe_suite", "plan_data", "suite_data"]
 
 
 def describe_plan(plan: Plan) -> str:
     """Every key of `reward.json`, the tree behind it, and each criterion with its weight."""
-    first = plan.dimensions[0][1] if plan.dimensions else None
-    layout = "flat" if isinstance(first, Group) and first.qualname == "" else "nested"
-    lines = [f"tests dir {plan.tests_dir} ({layout} layout)", "reward.json keys:"]
+    lines = [f"tests dir {plan.tests_dir} ({_layout(plan)} layout)", "reward.json keys:"]
     if not plan.dimensions:
         lines.append("  (none: nothing to score)")
     for name, node in plan.dimensions:
@@ -24,6 +26,41 @@ def describe_plan(plan: Plan) -> str:
         )
         lines.append(f"  {extra.name}: [[reward]] {_scoring(extra.scoring)} over {parts}")
     return "\n".join(lines)
+
+
+def plan_data(plan: Plan) -> dict[str, Any]:
+    """`describe_plan` as data: each key with the tree behind it."""
+    return {
+        "format": "tests dir",
+        "path": str(plan.tests_dir),
+        "layout": _layout(plan),
+        "keys": [{"key": name, **_node_data(node, node.weight)} for name, node in plan.dimensions]
+        + [
+            {
+                "key": extra.name,
+                "how": f"[[reward]] {_scoring(extra.scoring)}",
+                "inputs": [n.name for n in plan.inputs],
+                "weights": {n.name: extra.weights.get(n.name, n.weight) for n in plan.inputs},
+            }
+            for extra in plan.extras
+        ],
+    }
+
+
+def _layout(plan: Plan) -> str:
+    first = plan.dimensions[0][1] if plan.dimensions else None
+    return "flat" if isinstance(first, Group) and first.qualname == "" else "nested"
+
+
+def _node_data(node: Node, weight: float) -> dict[str, Any]:
+    data: dict[str, Any] = {"name": node.name, "weight": weight, "how": _node_line(node)}
+    if isinstance(node, Leaf):
+        data |= {"kind": node.kind, "source": str(node.source)}
+        criteria = node.checks or getattr(node.judge, "criteria", ())
+        data["criteria"] = [{"name": c.name, "weight": c.weight} for c in criteria]
+    else:
+        data["inputs"] = [_node_data(child, node.weight_of(child)) for child in node.inputs]
+    return data
 
 
 def _node_line(node: Node) -> str:
@@ -59,28 +96,15 @@ def _scoring(scoring: Scoring) -> str:
 
 def describe_suite(suite: EvalSuite) -> str:
     """The reward composition and each judge with its kind, range and normalization."""
-    block = suite.reward
     lines = [f"eval.yaml {suite.path}", f"reward: {_reward_line(suite)}", "judges:"]
     if not suite.judges:
         lines.append("  (none)")
     for judge in suite.judges:
-        lo_hi = f"[{judge.scale[0]:g}, {judge.scale[1]:g}]" if judge.scale else None
-        if lo_hi and judge.score_range is None:
-            lo_hi += " (a @reward_function's score)"
-        if block is not None and judge.name in block.raw:
-            how = "numbers clamped to [0, 1] (raw)"
-        elif block is not None and block.judge == judge.name and not block.normalize:
-            how = "numbers clamped to [0, 1] (single judge, normalize: false)"
-        elif lo_hi:
-            how = f"numbers normalized from {lo_hi}"
-        elif block is not None and block.score_range is not None:
-            lo, hi = block.score_range
-            how = f"numbers normalized from [{lo:g}, {hi:g}] (deprecated reward.score_range)"
-        else:
-            how = "numbers normalized from [1, 5] (no score_range)"
         condition = f", if: {judge.condition.source}" if judge.condition is not None else ""
-        where = f" ({judge.where})"
-        lines.append(f"  {judge.name}: {judge.kind}{where}; bool -> 1/0, {how}{condition}")
+        lines.append(
+            f"  {judge.name}: {judge.kind} ({judge.where}); bool -> 1/0, "
+            f"{_numbers(suite, judge)}{condition}"
+        )
     if suite.pairwise is not None:
         lines.append(f"pairwise: compares with --baseline RUN ({suite.pairwise.where})")
     if suite.judge_model:
@@ -91,6 +115,48 @@ def describe_suite(suite: EvalSuite) -> str:
     if suite.not_used:
         lines.append(f"not used by rewardkit (agent execution etc.): {', '.join(suite.not_used)}")
     return "\n".join(lines)
+
+
+def suite_data(suite: EvalSuite) -> dict[str, Any]:
+    """`describe_suite` as data."""
+    return {
+        "format": "eval.yaml",
+        "path": str(suite.path),
+        "reward": _reward_line(suite),
+        "judges": [
+            {
+                "name": judge.name,
+                "kind": judge.kind,
+                "where": judge.where,
+                "score_range": list(judge.scale) if judge.scale else None,
+                "numbers": _numbers(suite, judge),
+                "if": judge.condition.source if judge.condition is not None else None,
+            }
+            for judge in suite.judges
+        ],
+        "pairwise": suite.pairwise.where if suite.pairwise is not None else None,
+        "judge_model": suite.judge_model,
+        "thresholds": {name: dict(limits) for name, limits in suite.thresholds.items()},
+        "not_used": list(suite.not_used),
+    }
+
+
+def _numbers(suite: EvalSuite, judge: EvalJudge) -> str:
+    """How the judge's numbers become a value in [0, 1]."""
+    block = suite.reward
+    lo_hi = f"[{judge.scale[0]:g}, {judge.scale[1]:g}]" if judge.scale else None
+    if lo_hi and judge.score_range is None:
+        lo_hi += " (a @reward_function's score)"
+    if block is not None and judge.name in block.raw:
+        return "numbers clamped to [0, 1] (raw)"
+    if block is not None and block.judge == judge.name and not block.normalize:
+        return "numbers clamped to [0, 1] (single judge, normalize: false)"
+    if lo_hi:
+        return f"numbers normalized from {lo_hi}"
+    if block is not None and block.score_range is not None:
+        lo, hi = block.score_range
+        return f"numbers normalized from [{lo:g}, {hi:g}] (deprecated reward.score_range)"
+    return "numbers normalized from [1, 5] (no score_range: a 1.0 from it reads as 0.0)"
 
 
 def _reward_line(suite: EvalSuite) -> str:

@@ -1,7 +1,9 @@
-"""Inline SVG charts for the HTML report: no script, no CDN, every label escaped.
+"""Inline SVG charts for the HTML report: no CDN, every label escaped.
 
-Judge names come from files an agent may have written next to the results, so every piece of
-text goes through `markupsafe.escape` before it enters the markup.
+Each chart scales to the width of its box (a `viewBox`, no fixed size). What a mark stands for
+is in its `data-tip`, which the page's script shows on hover (and its `<title>`, for screen
+readers, is the chart's). Judge names come from files an agent may have written next to the
+results, so every piece of text goes through `markupsafe.escape` before it enters the markup.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from dataclasses import dataclass
 
 from markupsafe import Markup, escape
 
-__all__ = ["Bar", "histogram", "interval_chart", "status_chart"]
+__all__ = ["Bar", "histogram", "interval_chart", "score_color", "status_chart"]
 
 WIDTH = 640
 ROW = 26
@@ -22,6 +24,16 @@ STATUS_COLORS = {
     "skipped": "#95a5a6",
     "missing": "#7f8c8d",
 }
+
+
+def score_color(value: float, low: float = 0.0, high: float = 1.0, *, light: int = 78) -> str:
+    """A colour on the continuous red → yellow → green scale for `value` on [low, high].
+
+    >>> score_color(0.5), score_color(2.0)
+    ('hsl(60, 70%, 78%)', 'hsl(120, 70%, 78%)')
+    """
+    share = (value - low) / (high - low) if high > low else 1.0
+    return f"hsl({120 * min(1.0, max(0.0, share)):.0f}, 70%, {light}%)"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -39,31 +51,38 @@ class Bar:
 def _svg(height: int, body: list[str], title: str) -> Markup:
     head = (
         f'<svg xmlns="http://www.w3.org/2000/svg" role="img" viewBox="0 0 {WIDTH} {height}" '
-        f'width="{WIDTH}" height="{height}" class="chart"><title>{escape(title)}</title>'
+        f'preserveAspectRatio="xMinYMin meet" class="chart"><title>{escape(title)}</title>'
     )
     return Markup(head + "".join(body) + "</svg>")
 
 
+def _tip(text: str) -> str:
+    return f' data-tip="{escape(text)}"'
+
+
 def histogram(counts: Sequence[int], *, title: str = "reward") -> Markup:
-    """`counts` of values in equal bins over [0, 1], as bars."""
+    """`counts` of values in equal bins over [0, 1], as bars coloured by where they sit."""
     bins = len(counts)
     top = max(counts) or 1
-    left, bottom, plot_h = 40, 170, 140
+    left, bottom, plot_h = 40, 184, 144
     width = (WIDTH - left - 20) / bins
     body = [f'<line x1="{left}" y1="{bottom}" x2="{WIDTH - 20}" y2="{bottom}" stroke="#444"/>']
     for i, count in enumerate(counts):
         h = plot_h * count / top
         x = left + i * width
+        close = "]" if i == bins - 1 else ")"
+        tip = f"reward in [{i / bins:.1f}, {(i + 1) / bins:.1f}{close}: {count} cases"
         body.append(
-            f'<rect class="bin" x="{x + 1:.1f}" y="{bottom - h:.1f}" width="{width - 2:.1f}" '
-            f'height="{h:.1f}" fill="#2e86c1"><title>[{i / bins:.1f}, {(i + 1) / bins:.1f}'
-            f"{']' if i == bins - 1 else ')'}: {count}</title></rect>"
+            f'<g class="bin"{_tip(tip)}><rect class="hit" x="{x:.1f}" y="{bottom - plot_h}" '
+            f'width="{width:.1f}" height="{plot_h}" fill="transparent"/>'
+            f'<rect class="bar" x="{x + 1:.1f}" y="{bottom - h:.1f}" width="{width - 2:.1f}" '
+            f'height="{h:.1f}" fill="{score_color((i + 0.5) / bins, light=55)}"/></g>'
         )
         if count:
             body.append(_text(x + width / 2, bottom - h - 4, str(count), anchor="middle"))
     for i in range(0, bins + 1, max(1, bins // 5)):
         body.append(_text(left + i * width, bottom + 16, f"{i / bins:g}", anchor="middle"))
-    body.append(_text(8, 20, f"{title}: {sum(counts)} values", anchor="start"))
+    body.append(_text(8, 14, f"{title}: {sum(counts)} values", anchor="start"))
     return _svg(bottom + 24, body, f"histogram of {title}")
 
 
@@ -79,12 +98,13 @@ def interval_chart(bars: Sequence[Bar], *, title: str) -> Markup:
         def x(v: float, lo: float = lo, span: float = span) -> float:
             return LABEL + plot_w * min(1.0, max(0.0, (v - lo) / span))
 
-        body.append(_text(LABEL - 6, y + 14, _short(bar.label), anchor="end"))
         body.append(
-            f'<rect x="{LABEL}" y="{y + 3}" width="{plot_w}" height="16" fill="#eef2f5"/>'
+            f'<g class="row"{_tip(f"{bar.label}: {bar.text}")}>'
+            f'<rect class="hit" x="0" y="{y}" width="{WIDTH}" height="{ROW}" fill="transparent"/>'
+            + _text(LABEL - 6, y + 14, _short(bar.label), anchor="end")
+            + f'<rect x="{LABEL}" y="{y + 3}" width="{plot_w}" height="16" fill="#eef2f5"/>'
             f'<rect class="bar" x="{LABEL}" y="{y + 3}" width="{x(bar.value) - LABEL:.1f}" '
-            f'height="16" fill="#27ae60"><title>{escape(bar.label)}: {escape(bar.text)}'
-            "</title></rect>"
+            f'height="16" fill="{score_color(bar.value, lo, hi, light=50)}"/>'
         )
         if bar.low is not None and bar.high is not None:
             a, b = x(bar.low), x(bar.high)
@@ -92,7 +112,7 @@ def interval_chart(bars: Sequence[Bar], *, title: str) -> Markup:
                 f'<path class="whisker" d="M{a:.1f} {y + 11}H{b:.1f}M{a:.1f} {y + 5}V{y + 17}'
                 f'M{b:.1f} {y + 5}V{y + 17}" stroke="#1b2631" stroke-width="1.5" fill="none"/>'
             )
-        body.append(_text(LABEL + plot_w + 6, y + 14, bar.text, anchor="start"))
+        body.append(_text(LABEL + plot_w + 6, y + 14, bar.text, anchor="start") + "</g>")
     return _svg(20 + ROW * max(1, len(bars)), body, title)
 
 
@@ -109,8 +129,7 @@ def status_chart(rows: Sequence[tuple[str, dict[str, int]]], *, title: str) -> M
             if w:
                 body.append(
                     f'<rect class="{status}" x="{x:.1f}" y="{y + 3}" width="{w:.1f}" height="16" '
-                    f'fill="{color}"><title>{escape(label)}: {counts[status]} {status}'
-                    "</title></rect>"
+                    f'fill="{color}"{_tip(f"{label}: {counts[status]} {status}")}/>'
                 )
                 x += w
         shown = ", ".join(f"{counts[s]} {s}" for s in STATUS_COLORS if counts.get(s))

@@ -1,7 +1,8 @@
-"""Render a `Run` as one self-contained HTML file (inline CSS, SVG and a small filter script).
+"""Render a `Run` as one self-contained HTML file (inline CSS, SVG and a small script that
+sorts and filters the cases, opens a case's view and shows a chart's values on hover).
 
 The template (`report.html.j2`) is rendered by Jinja2 with autoescaping on: judge names,
-reasons, errors and case ids are the agent's words and are always escaped.
+reasons, errors, case ids, inputs and outputs are the agent's words and are always escaped.
 """
 
 from __future__ import annotations
@@ -9,17 +10,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from rewardkit.report._charts import Bar, histogram, interval_chart, status_chart
+from rewardkit.report._charts import Bar, histogram, interval_chart, score_color, status_chart
 from rewardkit.report._compare import Comparison
 from rewardkit.report._diagnose import Diagnostics
 from rewardkit.report._run import Case, JudgeResult, Run
 from rewardkit.report._stats import RESAMPLES, Estimate
 from rewardkit.report._summary import JudgeStats, RunStats
 
-__all__ = ["MAX_CASES", "render_html"]
+__all__ = ["MAX_CASES", "page_name", "render_html"]
 
 MAX_CASES = 5000
 """The most cases listed one by one; the statistics always cover all of them."""
+MAX_JUDGE_COLUMNS = 12
+"""The most judges with a column of their own in the cases table (a case's view shows all)."""
 KIND_LABELS = {
     "eval": "eval run (summary.json)",
     "harbor": "Harbor job directory",
@@ -40,15 +43,20 @@ def render_html(
 
     env = Environment(autoescape=True, undefined=StrictUndefined)
     template = env.from_string(Path(__file__).with_name("report.html.j2").read_text("utf-8"))
+    listed = run.cases[:MAX_CASES]
+    columns = _columns(listed, stats)
     return template.render(
-        title=title or f"rewardkit report: {Path(run.source).name}",
+        title=title or page_name(run),
         kind_label=KIND_LABELS[run.kind],
         source=run.source,
         stats=stats,
         formula=run.formula,
         problems=run.problems,
         charts=_charts(stats),
-        cases=[_case(c, stats.pass_threshold) for c in run.cases[:MAX_CASES]],
+        columns=columns,
+        grouped=any(c.group is not None for c in listed),
+        cases=[_case(c, stats.pass_threshold, columns) for c in listed],
+        missing=run.missing,
         cases_total=stats.cases,
         failed_outcomes=stats.failed,
         comparison=comparison,
@@ -59,6 +67,14 @@ def render_html(
         signed=signed,
         interval=interval,
     )
+
+
+def page_name(run: Run) -> str:
+    """The suite's name, else the run's directory (an eval run, a Harbor job) or file name."""
+    if run.name:
+        return run.name
+    source = Path(run.source)
+    return source.parent.name if run.kind == "eval" else source.name
 
 
 def fmt(value: float | bool | None) -> str:
@@ -114,23 +130,53 @@ def _bar(j: JudgeStats) -> Bar:
     )
 
 
-def _case(case: Case, threshold: float) -> dict[str, Any]:
+def _columns(cases: list[Case], stats: RunStats) -> dict[str, tuple[float, float]]:
+    """The judges with a column, each with its colour scale: [0, 1], else the listed range."""
+    columns = {}
+    for j in stats.judges[:MAX_JUDGE_COLUMNS]:
+        values = [_number(r.value) for c in cases for r in c.judges if r.name == j.name]
+        found = [v for v in values if v is not None]
+        low, high = min(found, default=0.0), max(found, default=1.0)
+        columns[j.name] = (0.0, 1.0) if low >= 0.0 and high <= 1.0 else (low, high)
+    return columns
+
+
+def _number(value: float | bool | None) -> float | None:
+    return None if value is None else float(value)
+
+
+def _case(case: Case, threshold: float, columns: dict[str, tuple[float, float]]) -> dict[str, Any]:
     errored = bool(case.error) or any(j.failed for j in case.judges)
     passed = case.reward is not None and case.reward >= threshold
     state = ["error"] if errored else []
     state += ["invalid"] if case.reward is None else [] if passed else ["fail"]
-    words = [case.id, case.group or "", case.error or ""]
-    words += [f"{j.name} {j.reasoning or ''} {j.error or ''}" for j in case.judges]
+    by_name = {j.name: j for j in case.judges}
     return {
         "id": case.id,
         "group": case.group,
         "reward": case.reward,
+        "color": None if case.reward is None else score_color(case.reward),
         "passed": passed,
         "error": case.error,
         "state": " ".join(state),
-        "search": " ".join(words).lower()[:4000],
+        "cells": [_cell(by_name.get(name), scale) for name, scale in columns.items()],
         "composition": case.composition,
         "judges": [_judge(j) for j in case.judges],
+        "input": case.input,
+        "output": case.output,
+    }
+
+
+def _cell(j: JudgeResult | None, scale: tuple[float, float]) -> dict[str, Any]:
+    """A judge's cell in a case's row: what it shows, how it sorts, its colour."""
+    if j is None:
+        return {"shown": "", "sort": "", "color": None, "status": "absent"}
+    value = _number(j.value) if j.status == "scored" else None
+    return {
+        "shown": fmt(j.value) if j.status == "scored" else j.status,
+        "sort": "" if value is None else repr(value),
+        "color": None if value is None else score_color(value, *scale),
+        "status": j.status,
     }
 
 

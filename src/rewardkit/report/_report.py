@@ -4,7 +4,8 @@ and the RL diagnostics.
 Memory stays flat in the number of cases: each case is counted as it is read and dropped, but
 for the first `MAX_CASES`, which the page lists. A comparison with `--baseline` and the
 lengths of `--rollouts` are joined by case id, so those two keep one id and one number per
-case (of both runs, or per rollout).
+case (of both runs, or per rollout). The listed cases' inputs and outputs are read after the
+statistics, capped (`_texts.py`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from rewardkit.outputs._files import atomic_write
 from rewardkit.report._compare import Comparison, compare
@@ -22,6 +24,7 @@ from rewardkit.report._load import no_results, open_run
 from rewardkit.report._run import Case, Run
 from rewardkit.report._signals import Signals
 from rewardkit.report._summary import RunStats, Summary
+from rewardkit.report._texts import attach_texts
 
 __all__ = ["Report", "Scan", "build_report"]
 
@@ -37,6 +40,12 @@ class Report:
     comparison: Comparison | None = None
     diagnostics: Diagnostics | None = None
     """Present when some group (a prompt, a task) has more than one sample."""
+
+    def data(self) -> dict[str, Any]:
+        """What the terminal table and the lines after it show, as one JSON-ready mapping."""
+        from rewardkit.report._data import report_data
+
+        return report_data(self)
 
     def html(self, title: str | None = None) -> str:
         """The self-contained HTML page."""
@@ -62,6 +71,9 @@ def build_report(
     baseline: Path | None = None,
     rollouts: Path | None = None,
     pass_threshold: float = 1.0,
+    suite: Path | None = None,
+    cases: Path | None = None,
+    texts: bool = True,
 ) -> Report:
     """Read `path` (and `baseline`) and compute what the report shows.
 
@@ -71,9 +83,14 @@ def build_report(
         baseline: another such input to compare with, case by case.
         rollouts: the rollouts `.jsonl` the results were scored from, for completion lengths.
         pass_threshold: the reward at which a sample passes, for pass@k.
+        suite: the eval.yaml an eval run was scored from: its name, and each case's input
+            and output from its case directories.
+        cases: the case directories (`rewardkit eval --cases`), else `suite`'s dataset.
+        texts: read the listed cases' inputs and outputs (only the page shows them).
 
     Raises:
-        ConfigError: an input is missing or holds no result at all.
+        ConfigError: an input is missing or holds no result at all, or `suite` is not a
+            valid eval.yaml.
     """
     scan = _read(path, pass_threshold, rollouts, baseline is not None)
     if scan.groups.reopened and not scan.groups.overflow:
@@ -81,6 +98,8 @@ def build_report(
         scan = _read(path, pass_threshold, rollouts, baseline is not None, scan.groups.reopened)
     if scan.groups.warning:
         scan.run.problem(scan.run.source, scan.groups.warning)
+    if texts:
+        attach_texts(scan.run, rollouts=rollouts, suite=suite, cases=cases)
     comparison = None
     if baseline is not None:
         before, source = _rewards(baseline)

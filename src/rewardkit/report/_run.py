@@ -9,7 +9,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-__all__ = ["MAX_PROBLEMS", "Case", "JudgeResult", "Problem", "Run", "RunKind", "Step"]
+__all__ = [
+    "MAX_PROBLEMS",
+    "Case",
+    "Excerpt",
+    "JudgeResult",
+    "Problem",
+    "Run",
+    "RunKind",
+    "Step",
+    "excerpt",
+]
 
 RunKind = Literal["eval", "harbor", "results"]
 MAX_PROBLEMS = 1000
@@ -47,6 +57,24 @@ class Step:
 
 
 @dataclass(frozen=True, kw_only=True)
+class Excerpt:
+    """The start of a text that may be long (an agent's output), and how much was cut."""
+
+    text: str
+    more: int = 0
+    """Characters left out after `text`."""
+
+
+def excerpt(text: str, cap: int) -> Excerpt:
+    """The first `cap` characters of `text`.
+
+    >>> excerpt("abcdef", 4)
+    Excerpt(text='abcd', more=2)
+    """
+    return Excerpt(text=text[:cap], more=max(0, len(text) - cap))
+
+
+@dataclass(frozen=True, kw_only=True)
 class Case:
     """One sample: an eval case, a Harbor trial, or one result line."""
 
@@ -64,6 +92,10 @@ class Case:
     """The completion's length in characters, when known."""
     source: str = ""
     """The file it was read from."""
+    input: Excerpt | None = None
+    """What the case was given (a prompt, `input.yaml`), when the report could read it."""
+    output: Excerpt | None = None
+    """What the agent or policy produced, when the report could read it."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -88,6 +120,10 @@ class Run:
     problems: list[Problem] = field(default_factory=list)
     formula: str | None = None
     """How each case's reward is composed, when the input says so once for all cases."""
+    name: str | None = None
+    """The suite's name (eval.yaml's `name`), when known."""
+    missing: dict[str, str] = field(default_factory=dict)
+    """`input` / `output` → why cases have none (e.g. "a results file holds no prompt")."""
 
     def problem(self, file: str, message: str) -> None:
         """Note a file that could not be read (past `MAX_PROBLEMS`, only that there are more)."""

@@ -22,6 +22,7 @@ from typing import Any
 
 from rewardkit._errors import ConfigError, did_you_mean, raise_all
 from rewardkit.compose import JudgeInfo, RewardBlock, parse_reward_block
+from rewardkit.compose._traps import ScaleWatch, silent_zeros
 from rewardkit.judges import EvalJudge
 from rewardkit.sources._eval_judges import parse_judge
 from rewardkit.sources._judge_fields import JudgeContext, project_root
@@ -72,6 +73,32 @@ class EvalSuite:
     def judge_info(self) -> dict[str, JudgeInfo]:
         """What composition needs to know about each judge."""
         return {j.name: JudgeInfo(name=j.name, score_range=j.scale) for j in self.judges}
+
+    def traps(self) -> list[str]:
+        """The silent-zero traps of its `reward:` block, each naming the file."""
+        verdicts = {j.name for j in self.judges if j.kind == "builtin" or j.feedback_type == "bool"}
+        conditions = {j.name: j.condition.source for j in self.judges if j.condition is not None}
+        traps = silent_zeros(self.reward, verdicts=verdicts, conditions=conditions)
+        return [f"{self.path}: {trap}" for trap in traps]
+
+    def scale_watch(self) -> ScaleWatch:
+        """A watch on its code judges read on the [1, 5] default (no score_range anywhere)."""
+        block = self.reward
+
+        def on_default(name: str) -> bool:
+            if block is None:
+                return True
+            clamped = name in block.raw or (name == block.judge and not block.normalize)
+            return block.score_range is None and not clamped
+
+        return ScaleWatch(
+            str(self.path),
+            [
+                j.name
+                for j in self.judges
+                if j.scale is None and j.kind in ("code", "check") and on_default(j.name)
+            ],
+        )
 
 
 def load_suite(

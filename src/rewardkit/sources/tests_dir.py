@@ -12,13 +12,14 @@ from __future__ import annotations
 import tomllib
 import warnings
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from rewardkit._errors import ConfigError, DiscoveryError, describe_exception, raise_all
 from rewardkit._plan import Extra, Group, Leaf, Node, Plan, Scoring
 from rewardkit.compose import check_weights
-from rewardkit.criteria import Registry
+from rewardkit.criteria import Check, Registry
 from rewardkit.sources._judge_toml import is_judge_toml, load_judge
 from rewardkit.sources._pyfiles import load_checks
 from rewardkit.sources._reward_toml import RewardSpec, RewardToml, parse_reward_toml
@@ -53,6 +54,7 @@ class _Walker:
         self.registry = registry
         self.errors: list[ConfigError] = []
         self._open: set[Path] = set()  # directories being walked, against symlink loops
+        self._named: set[str] = set()  # criterion names given so far
 
     def scan(self, directory: Path, path: tuple[str, ...]) -> tuple[RewardToml | None, list[Node]]:
         """Read one directory: its config and its inputs, sorted by name."""
@@ -121,6 +123,7 @@ class _Walker:
             return None
         if not checks:
             return None
+        checks = tuple(self._unique(check, file) for check in checks)
         try:
             check_weights((c.weight for c in checks), scoring.mode)
         except ValueError as exc:
@@ -132,6 +135,18 @@ class _Walker:
                 )
             )
         return Leaf(name=file.stem, qualname=qualname, source=file, checks=checks, scoring=scoring)
+
+    def _unique(self, check: Check, file: Path) -> Check:
+        """A repeated criterion name becomes `name #2`, `name #3` (in reading order), so that
+        no output keyed by name drops one of them; `rewardkit check` lists the renamed."""
+        if check.name not in self._named:
+            self._named.add(check.name)
+            return check
+        number = 2
+        while f"{check.name} #{number}" in self._named:
+            number += 1
+        self._named.add(f"{check.name} #{number}")
+        return replace(check, name=f"{check.name} #{number}")
 
     def _group(self, directory: Path, path: tuple[str, ...]) -> Group | None:
         real = directory.resolve()
