@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from tests.conftest import write_tree
 
 
@@ -164,9 +165,11 @@ def test_check_json_and_the_consequence_of_no_score_range(tmp_path: Path) -> Non
 
 
 def test_score_json_summary(tmp_path: Path) -> None:
-    (tmp_path / "rewards.py").write_text("def reward(completion, **_):\n    return 1.0\n")
+    (tmp_path / "rewards.py").write_text("def reward(messages, **_):\n    return 1.0\n")
     rollouts = tmp_path / "r.jsonl"
-    rollouts.write_text("".join(json.dumps({"id": i, "completion": "x"}) + "\n" for i in range(5)))
+    rollouts.write_text(
+        "".join(json.dumps({"id": i, "prompt": "q", "completion": "x"}) + "\n" for i in range(5))
+    )
     done = cli(
         "score",
         rollouts,
@@ -183,3 +186,53 @@ def test_score_json_summary(tmp_path: Path) -> None:
     assert summary["mean_reward"] == 1.0
     assert summary["silent_zero"] is None
     assert summary["no_value"] == {}
+
+
+BROKEN = {
+    "a file that raises, named in [scoring]": (
+        {
+            "checks.py": "import rewardkit as rk\nrk.file_exists('a.txt')\nx = 1 / 0\n",
+            "reward.toml": '[scoring.checks]\naggregation = "all_pass"\n',
+        },
+        "checks.py: failed to load: ZeroDivisionError: division by zero (checks.py:3)",
+    ),
+    "a file that does not parse, under a [[reward]]": (
+        {
+            "checks.py": "import rewardkit as rk\nrk.file_exists('a'\n",
+            "reward.toml": '[[reward]]\nname = "reward"\nweights = {checks = 1}\n',
+        },
+        "checks.py: failed to load: SyntaxError: '(' was never closed (checks.py:2)",
+    ),
+    "a broken directory named in weights": (
+        {
+            "sub/checks.py": "raise RuntimeError('x')\n",
+            "other.py": "import rewardkit as rk\nrk.file_exists('a')\n",
+            "reward.toml": '[[reward]]\nname = "total"\nweights = {sub = 1, other = 1}\n',
+        },
+        "sub/checks.py: failed to load: RuntimeError: x (checks.py:1)",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", BROKEN, ids=list(BROKEN))
+def test_a_file_that_fails_to_load_is_the_only_error(tmp_path: Path, case: str) -> None:
+    files, error = BROKEN[case]
+    tests = write_tree(tmp_path / "tests", files)
+    done = cli("check", tests)
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [f"rewardkit check: error: {tests}/{error}. Fix the file."]
+
+
+def test_an_error_in_a_helper_module_names_both_lines(tmp_path: Path) -> None:
+    tests = write_tree(
+        tmp_path / "tests",
+        {
+            "checks.py": "import rewardkit as rk\nfrom helper import thing\nrk.file_exists('a')\n",
+            "helper.py": "thing = undefined_name\n",
+        },
+    )
+    done = cli("check", tests)
+    assert "NameError: name 'undefined_name' is not defined (helper.py:1, from checks.py:2)" in (
+        done.stderr
+    )
+    assert "frozen" not in done.stderr

@@ -34,6 +34,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    import traceback
+
     from rewardkit.models._usage import Usage
 
 __all__ = [
@@ -232,13 +234,37 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
 
 
 def describe_exception(exc: BaseException, source: Path | None = None) -> str:
-    """`Type: message (file:line)`, pointing at the deepest frame in `source` if any."""
+    """`Type: message (file:line)`, pointing at the deepest frame in `source` if any, and at
+    the user's own code under it (`(helper.py:1, from checks.py:2)`); never at importlib's
+    frozen frames, and at the offending line of a file that does not parse."""
     import traceback
 
-    frames = list(traceback.extract_tb(exc.__traceback__))
+    if isinstance(exc, SyntaxError) and exc.filename and exc.lineno:
+        return f"{type(exc).__name__}: {exc.msg} ({Path(exc.filename).name}:{exc.lineno})"
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith("<")]
+    message = f"{type(exc).__name__}: {str(exc) or type(exc).__name__}"
+    if not frames:
+        return message
     if source is not None:
         own = [f for f in frames if Path(f.filename).resolve() == source.resolve()]
-        frames = own or frames
-    where = f" ({Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
-    message = str(exc) or type(exc).__name__
-    return f"{type(exc).__name__}: {message}{where}"
+        if own:
+            deeper = frames[frames.index(own[-1]) + 1 :]
+            theirs = [f for f in deeper if _users(f.filename)]
+            if theirs:
+                return f"{message} ({_at(theirs[-1])}, from {_at(own[-1])})"
+            return f"{message} ({_at(own[-1])})"
+    return f"{message} ({_at(frames[-1])})"
+
+
+def _at(frame: traceback.FrameSummary) -> str:
+    return f"{Path(frame.filename).name}:{frame.lineno}"
+
+
+def _users(filename: str) -> bool:
+    """True for a file of the user's: not rewardkit's, the standard library's or a package's."""
+    import sys
+
+    path = Path(filename).resolve()
+    ours = Path(__file__).resolve().parent
+    installed = (Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve())
+    return not path.is_relative_to(ours) and not any(path.is_relative_to(p) for p in installed)

@@ -7,6 +7,7 @@ reasons, errors, case ids, inputs and outputs are the agent's words and are alwa
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -37,15 +38,15 @@ def render_html(
     title: str | None = None,
     comparison: Comparison | None = None,
     diagnostics: Diagnostics | None = None,
-) -> str:
-    """The report's HTML text."""
+) -> Iterator[str]:
+    """The report's HTML text, in pieces (the cases rendered one at a time)."""
     from jinja2 import Environment, StrictUndefined
 
     env = Environment(autoescape=True, undefined=StrictUndefined)
     template = env.from_string(Path(__file__).with_name("report.html.j2").read_text("utf-8"))
     listed = run.cases[:MAX_CASES]
     columns = _columns(listed, stats)
-    return template.render(
+    return template.generate(
         title=title or page_name(run),
         kind_label=KIND_LABELS[run.kind],
         source=run.source,
@@ -55,7 +56,8 @@ def render_html(
         charts=_charts(stats),
         columns=columns,
         grouped=any(c.group is not None for c in listed),
-        cases=[_case(c, stats.pass_threshold, columns) for c in listed],
+        cases=(_case(c, stats.pass_threshold, columns) for c in listed),
+        listed=len(listed),
         missing=run.missing,
         cases_total=stats.cases,
         failed_outcomes=stats.failed,
@@ -132,13 +134,18 @@ def _bar(j: JudgeStats) -> Bar:
 
 def _columns(cases: list[Case], stats: RunStats) -> dict[str, tuple[float, float]]:
     """The judges with a column, each with its colour scale: [0, 1], else the listed range."""
-    columns = {}
-    for j in stats.judges[:MAX_JUDGE_COLUMNS]:
-        values = [_number(r.value) for c in cases for r in c.judges if r.name == j.name]
-        found = [v for v in values if v is not None]
-        low, high = min(found, default=0.0), max(found, default=1.0)
-        columns[j.name] = (0.0, 1.0) if low >= 0.0 and high <= 1.0 else (low, high)
-    return columns
+    found: dict[str, tuple[float, float] | None]
+    found = dict.fromkeys(j.name for j in stats.judges[:MAX_JUDGE_COLUMNS])
+    for case in cases:
+        for j in case.judges:
+            if j.name in found and j.status == "scored" and j.value is not None:
+                v, seen = float(j.value), found[j.name]
+                found[j.name] = (v, v) if seen is None else (min(seen[0], v), max(seen[1], v))
+    return {name: _scale(seen) for name, seen in found.items()}
+
+
+def _scale(seen: tuple[float, float] | None) -> tuple[float, float]:
+    return seen if seen is not None and (seen[0] < 0.0 or seen[1] > 1.0) else (0.0, 1.0)
 
 
 def _number(value: float | bool | None) -> float | None:

@@ -10,12 +10,12 @@ statistics, capped (`_texts.py`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rewardkit.outputs._files import atomic_write
+from rewardkit.outputs._files import atomic_writer
 from rewardkit.report._compare import Comparison, compare
 from rewardkit.report._diagnose import Diagnostics, diagnostics, row
 from rewardkit.report._groups import Groups
@@ -49,6 +49,15 @@ class Report:
 
     def html(self, title: str | None = None) -> str:
         """The self-contained HTML page."""
+        return "".join(self._html(title))
+
+    def write_html(self, path: Path, title: str | None = None) -> None:
+        """Write the page to `path` atomically, as it is rendered."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_writer(path) as handle:
+            handle.writelines(self._html(title))
+
+    def _html(self, title: str | None) -> Iterator[str]:
         from rewardkit.report._html import render_html
 
         return render_html(
@@ -58,11 +67,6 @@ class Report:
             comparison=self.comparison,
             diagnostics=self.diagnostics,
         )
-
-    def write_html(self, path: Path, title: str | None = None) -> None:
-        """Write the page to `path` atomically."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, self.html(title))
 
 
 def build_report(

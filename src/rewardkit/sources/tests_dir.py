@@ -43,7 +43,7 @@ def discover(tests_dir: str | Path, *, registry: Registry | None = None) -> Plan
         )
     walker = _Walker(root, registry or Registry.with_builtins())
     config, inputs = walker.scan(root, ())
-    plan = _layout(root, config, inputs, walker.errors)
+    plan = _layout(root, config, inputs, walker.errors, walker.lost(root))
     raise_all(walker.errors)
     return plan
 
@@ -55,6 +55,7 @@ class _Walker:
         self.errors: list[ConfigError] = []
         self._open: set[Path] = set()  # directories being walked, against symlink loops
         self._named: set[str] = set()  # criterion names given so far
+        self._broken: set[Path] = set()  # Python files that failed to load (errors already)
 
     def scan(self, directory: Path, path: tuple[str, ...]) -> tuple[RewardToml | None, list[Node]]:
         """Read one directory: its config and its inputs, sorted by name."""
@@ -65,7 +66,7 @@ class _Walker:
             for p in _files(directory, "*.py")
             if (leaf := self._py_leaf(p, path, scoring.get(p.stem, Scoring()))) is not None
         ]
-        unknown = sorted(set(scoring) - {leaf.name for leaf in files})
+        unknown = sorted(set(scoring) - {leaf.name for leaf in files} - self.lost(directory))
         if config and unknown:
             found = ", ".join(repr(leaf.name) for leaf in files) or "none"
             self.errors.append(
@@ -120,6 +121,7 @@ class _Walker:
         except (Exception, SystemExit) as exc:  # a file calling sys.exit() must not end the run
             message = f"failed to load: {describe_exception(exc, file)}. Fix the file."
             self.errors.append(ConfigError(message, path=file))
+            self._broken.add(file)
             return None
         if not checks:
             return None
@@ -135,6 +137,15 @@ class _Walker:
                 )
             )
         return Leaf(name=file.stem, qualname=qualname, source=file, checks=checks, scoring=scoring)
+
+    def lost(self, directory: Path) -> set[str]:
+        """The inputs of `directory` that a file failed to load from: what names them in
+        reward.toml is not a second error."""
+        return {
+            Path(p.relative_to(directory).parts[0]).stem
+            for p in self._broken
+            if p.is_relative_to(directory)
+        }
 
     def _unique(self, check: Check, file: Path) -> Check:
         """A repeated criterion name becomes `name #2`, `name #3` (in reading order), so that
@@ -178,7 +189,7 @@ class _Walker:
                 )
             )
         if not inputs:
-            if spec:
+            if spec and not self.lost(directory):
                 self.errors.append(
                     ConfigError(
                         "declares [[reward]] but the directory has no scoring inputs.", path=where
@@ -194,7 +205,7 @@ class _Walker:
             explicit=spec is not None,
         )
         if spec:
-            _check_spec(spec, inputs, where, self.errors)
+            _check_spec(spec, inputs, where, self.errors, self.lost(directory))
         return group
 
     def _merge(self, directory: Path, nodes: list[Node]) -> list[Node]:
@@ -216,12 +227,17 @@ class _Walker:
 
 
 def _layout(
-    root: Path, config: RewardToml | None, inputs: list[Node], errors: list[ConfigError]
+    root: Path,
+    config: RewardToml | None,
+    inputs: list[Node],
+    errors: list[ConfigError],
+    lost: set[str],
 ) -> Plan:
+    """The plan of the root's `inputs`; `lost` names the inputs that failed to load."""
     specs = config.rewards if config else ()
     where = config.path if config else root / "reward.toml"
     if not inputs:
-        if specs:
+        if specs and not lost:
             errors.append(
                 ConfigError(
                     "declares [[reward]] but the tests directory has no scoring inputs.", path=where
@@ -256,7 +272,7 @@ def _layout(
         if spec.name in seen:
             errors.append(ConfigError(f"duplicate [[reward]] name {spec.name!r}.", path=where))
         seen.add(spec.name)
-        _check_spec(spec, inputs, where, errors)
+        _check_spec(spec, inputs, where, errors, lost)
     named = [spec for spec in specs if spec.name]
     if nested:
         return Plan(
@@ -283,11 +299,12 @@ def _layout(
 
 
 def _check_spec(
-    spec: RewardSpec, inputs: list[Node], where: Path, errors: list[ConfigError]
+    spec: RewardSpec, inputs: list[Node], where: Path, errors: list[ConfigError], lost: set[str]
 ) -> None:
-    """Check that a `[[reward]]`'s weights name inputs and are valid for its mode."""
+    """Check that a `[[reward]]`'s weights name inputs (or `lost` ones, which failed to load)
+    and are valid for its mode."""
     names = [node.name for node in inputs]
-    unknown = sorted(set(spec.weights) - set(names))
+    unknown = sorted(set(spec.weights) - set(names) - lost)
     label = f"[[reward]] {spec.name!r}" if spec.name else "[[reward]]"
     if unknown:
         errors.append(
