@@ -170,7 +170,7 @@ def test_a_grandchild_in_its_own_session_cannot_hold_the_deadline(tmp_path: Path
     start = time.perf_counter()
     result = run_command("setsid sleep 8 & sleep 30", tmp_path, 0.5)
     assert result.timed_out
-    assert time.perf_counter() - start < 3
+    assert time.perf_counter() - start < 6  # ≤1.5 s (the deadline, then 1 s of draining); not 8
 
 
 def test_sys_exit_in_a_criterion_is_an_error_not_the_end(task, tmp_path: Path) -> None:

@@ -62,7 +62,7 @@ def test_a_hanging_sample_is_killed_at_the_deadline_and_frees_its_slot(isolated:
     took = time.perf_counter() - start
     assert [r.reward for r in results] == [None, 1.0, None, 1.0]
     assert results[0].error == "deadline of 0.5s exceeded"
-    assert took < 2.5  # one slot: two deadlines, not a hang
+    assert took < 8  # one slot: two deadlines (≈1.2 s with the restarts), not a hang
 
 
 @pytest.mark.parametrize(

@@ -106,7 +106,7 @@ def test_chunk_scorer_returns_result_lines_as_dicts(job: tuple[Path, Path], tmp_
         "line": 1,
         "reward": 1.0,
         "valid": True,
-        "judges": {"file_contains:a.txt": 1.0},
+        "judges": {"file_contains:a.txt": 1.0, "file_contains:a.txt #2": 1.0},  # two of one name
     }
     assert rows[1]["reward"] is None
     assert "typo" in rows[1]["error"]

@@ -135,7 +135,7 @@ def test_limits(jail: Jail) -> None:
     run = py(jail, "while True: pass", timeout=1)
     assert run.timed_out
     assert run.returncode is None
-    assert time.monotonic() - start < 4
+    assert time.monotonic() - start < 6  # ≈1.1 s; a generous bound for a loaded machine
     run = py(jail, "x = bytearray(500 << 20)", memory_mb=100)
     assert run.returncode == 1
     assert "MemoryError" in run.stderr

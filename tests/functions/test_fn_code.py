@@ -87,7 +87,7 @@ def test_timeout_kills_the_whole_process_group() -> None:
     result = python(source, timeout=2)
     assert result.timed_out
     assert result.returncode is None
-    assert time.monotonic() - start < 6
+    assert time.monotonic() - start < 12  # ≈2.2 s; a generous bound for a loaded machine
     assert result.stdout, f"the program printed nothing before its timeout: {result}"
     deadline = time.monotonic() + 5
     while running("60.4242"):

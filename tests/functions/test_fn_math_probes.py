@@ -76,6 +76,6 @@ def test_an_answer_only_math_verify_could_read_costs_at_most_its_deadline() -> N
     start = time.monotonic()
     worker = threading.Thread(target=lambda: scores.append(_score("42", answer)))
     worker.start()
-    worker.join(timeout=30)
+    worker.join(timeout=60)
     assert scores == [0.0]
-    assert time.monotonic() - start < 10
+    assert time.monotonic() - start < 25  # ≈4.5 s (the deadline); generous for a loaded machine

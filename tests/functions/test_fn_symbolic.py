@@ -92,7 +92,7 @@ def test_power_tower_ends_at_the_deadline(where: str) -> None:
         thread.join(timeout=30)
     assert results["verdict"] is None
     assert isinstance(results["seconds"], float)
-    assert results["seconds"] < 2.5
+    assert results["seconds"] < 6  # ≈1.1 s; a generous bound for a loaded machine
     assert ("1", TOWER) not in _symbolic._cache  # a deadline is no verdict
     assert verify_latex("3", "\\frac{6}{2}") is True
 
@@ -104,7 +104,7 @@ def test_a_worker_past_the_deadline_is_killed(fresh: None, monkeypatch: pytest.M
     (pid,) = _symbolic._pool().pids()
     start = time.monotonic()
     assert verify_latex("1", TOWER, timeout=1) is None
-    assert time.monotonic() - start < 2.5
+    assert time.monotonic() - start < 6  # ≈1.1 s; a generous bound for a loaded machine
     assert not _alive(pid)
     assert verify_latex("4", "\\sqrt{16}") is True
     assert _symbolic._pool().pids() != [pid]

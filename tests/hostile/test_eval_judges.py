@@ -38,7 +38,7 @@ def test_eval_code_judges_are_contained(tmp_path: Path) -> None:
         cwd=tmp_path,
     )
     assert done.returncode == 3, done.stderr
-    assert done.wall_s < 10
+    assert done.wall_s < 15  # ≈2.5 s (the 2 s deadline); generous for a loaded machine
     assert done.peak_rss_mb < 400
     judges = json.loads((out / "summary.json").read_text())["per_case"]["one"]["judges"]
     assert {name: j["status"] for name, j in judges.items()} == EXPECTED
@@ -60,7 +60,7 @@ def test_bridge_code_judges_are_contained(tmp_path: Path) -> None:
         rewardkit_cmd(tests, "--workspace", ws, "--output", out, *flags), limit_s=30, cwd=tmp_path
     )
     assert done.returncode == 3, done.stderr
-    assert done.wall_s < 10
+    assert done.wall_s < 15
     assert json.loads(out.read_text()) == {"reward": 1.0}
     details = json.loads(out.with_name("reward-details.json").read_text())
     assert {c["name"]: c["status"] for c in details["reward"]["criteria"]} == EXPECTED

@@ -83,7 +83,7 @@ def test_a_dripped_answer_ends_at_the_judges_timeout(tmp_path: Path, interval: f
         assert endpoint.count == 1  # the timeout covers retries too: none is left
     assert judged["status"] == "timeout"
     assert f"no reply within the {TIMEOUT}s timeout" in judged["error"]
-    assert done.wall_s < TIMEOUT + 3  # start-up and the check, ≈0.5 s here
+    assert done.wall_s < TIMEOUT + 10  # start-up and the check, ≈0.5 s here (more under load)
 
 
 def test_a_server_that_never_answers_ends_at_the_judges_timeout(tmp_path: Path) -> None:
@@ -91,7 +91,7 @@ def test_a_server_that_never_answers_ends_at_the_judges_timeout(tmp_path: Path) 
         done, judged = grade(tmp_path, endpoint.url)
         assert endpoint.count == 1
     assert judged["status"] == "timeout"
-    assert done.wall_s < TIMEOUT + 3
+    assert done.wall_s < TIMEOUT + 10
 
 
 def test_a_redirect_is_refused_not_followed(tmp_path: Path) -> None:

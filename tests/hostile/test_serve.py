@@ -199,14 +199,14 @@ def test_hung_samples_do_not_take_the_service(serve: Callable[..., Server]) -> N
 
     def hang() -> int:
         response = httpx.post(
-            f"{server.url}/score", json={"completion": "hang"}, headers=AUTH, timeout=10
+            f"{server.url}/score", json={"completion": "hang"}, headers=AUTH, timeout=25
         )
         return response.status_code
 
     codes: list[int] = []
     _in_threads(lambda _: codes.append(hang()), range(4))  # more than the 2 slots
     assert codes == [504] * 4
-    assert time.perf_counter() - start < 5
+    assert time.perf_counter() - start < 12  # ≈2.2 s (the deadline); generous under load
     assert server.peak_rss_mb() - before < 20
     server.still_scores(within_s=5)  # with threads: a 504, now and forever
     # The hung samples' processes were killed, with the judges' own (in sessions of their

@@ -145,3 +145,10 @@ def test_eval_names_the_page_and_bad_eval_exits_2(
     assert "<title>support-triage</title>" in out.read_text()
     assert cli(["report", str(run), "--eval", str(tmp_path / "nope.yaml"), "--out", str(out)]) == 2
     assert "eval.yaml not found" in capsys.readouterr().err
+
+
+def test_cases_needs_eval(results: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        cli(["report", str(results), "--cases", str(results.parent)])
+    assert exited.value.code == 2
+    assert "--cases needs --eval" in capsys.readouterr().err

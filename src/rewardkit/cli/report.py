@@ -74,7 +74,10 @@ def main(argv: list[str]) -> int:
     from rewardkit.report import build_report
     from rewardkit.report._terminal import diagnostic_lines, print_report
 
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.cases is not None and args.suite is None:
+        parser.error("--cases needs --eval (the eval.yaml the cases were scored with)")
     if args.cases is not None:
         from rewardkit.cli._syspath import keep_off_sys_path
 
