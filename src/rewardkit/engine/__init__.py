@@ -1,16 +1,39 @@
-"""The engine: run a plan's leaves under limits, then fold outcomes into scores."""
+"""The engine: run a plan's leaves under limits, then fold outcomes into scores.
 
-from __future__ import annotations
+Names load on first use: a worker pool (`_workers`) needs none of the rest, and start-up time
+is a feature.
+"""
 
-import asyncio
-from collections.abc import Sequence
-from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from rewardkit._outcome import ErrorPolicy
-from rewardkit._plan import Plan
-from rewardkit.engine._fold import GroupResult, LeafResult, NodeResult, RunResult, fold
-from rewardkit.engine._leaves import Limits, run_leaves
-from rewardkit.engine._workers import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT
+if TYPE_CHECKING:
+    from rewardkit.engine._execute import execute, execute_async
+    from rewardkit.engine._fold import GroupResult, LeafResult, NodeResult, RunResult
+    from rewardkit.engine._leaves import Limits
+    from rewardkit.engine._workers import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT
+
+_LAZY = {
+    "DEFAULT_MEMORY_MB": "_workers",
+    "DEFAULT_TIMEOUT": "_workers",
+    "GroupResult": "_fold",
+    "LeafResult": "_fold",
+    "Limits": "_leaves",
+    "NodeResult": "_fold",
+    "RunResult": "_fold",
+    "execute": "_execute",
+    "execute_async": "_execute",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'rewardkit.engine' has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f"rewardkit.engine.{_LAZY[name]}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DEFAULT_MEMORY_MB",
@@ -23,26 +46,3 @@ __all__ = [
     "execute",
     "execute_async",
 ]
-
-
-async def execute_async(
-    plans: Sequence[Plan],
-    workspace: Path,
-    *,
-    limits: Limits = Limits(),
-    on_error: ErrorPolicy = "zero",
-) -> list[RunResult]:
-    """Run `plans` against `workspace` (under one set of limits) and fold each."""
-    runs = await run_leaves(plans, workspace, limits)
-    return [fold(plan, runs, on_error) for plan in plans]
-
-
-def execute(
-    plans: Sequence[Plan],
-    workspace: Path,
-    *,
-    limits: Limits = Limits(),
-    on_error: ErrorPolicy = "zero",
-) -> list[RunResult]:
-    """Synchronous `execute_async`."""
-    return asyncio.run(execute_async(plans, workspace, limits=limits, on_error=on_error))
