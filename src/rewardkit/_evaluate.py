@@ -32,7 +32,6 @@ from rewardkit.compose import (
 )
 from rewardkit.engine._workers import WorkerFailed, WorkerLimits, in_worker_sequence
 from rewardkit.judges import EvalJudge
-from rewardkit.outputs.harbor import criterion_detail
 from rewardkit.sources._cases import MERGED, Layout, case_record, given, produced
 from rewardkit.sources.eval_yaml import EvalSuite, load_suite
 
@@ -386,6 +385,8 @@ def bridge(
     like `annotations.yaml` or `run_result.json` is one more output. Returns the
     `reward.json` keys, the details and every judge's outcome.
     """
+    from rewardkit.outputs.harbor import criterion_detail
+
     case: Case
     try:
         outputs = produced(workspace)

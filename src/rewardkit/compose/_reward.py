@@ -14,9 +14,10 @@ import math
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from rewardkit.compose._expr import Expression, compile_expression
+if TYPE_CHECKING:
+    from rewardkit.compose._expr import Expression
 
 __all__ = [
     "DEFAULT_RANGE", "CompositionError", "CompositionWarning", "JudgeInfo", "JudgeValue",
@@ -81,6 +82,8 @@ class RewardBlock:
 
     def __post_init__(self) -> None:
         if self.judge is None and self.formula != "weighted" and self.expression is None:
+            from rewardkit.compose._expr import compile_expression  # only for a formula
+
             compiled = compile_expression(self.formula, key="reward.formula")
             object.__setattr__(self, "expression", compiled)
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 from rewardkit._errors import ConfigError, did_you_mean, raise_all
-from rewardkit.compose._expr import Expression, compile_expression
 from rewardkit.compose._reward import (
     DEFAULT_RANGE,
     JudgeInfo,
@@ -19,6 +19,9 @@ from rewardkit.compose._reward import (
     ScoreRange,
     _is_number,
 )
+
+if TYPE_CHECKING:
+    from rewardkit.compose._expr import Expression
 
 __all__ = ["parse_reward_block", "parse_score_range"]
 
@@ -161,6 +164,8 @@ def _formula(
     if formula == "weighted":
         return formula, None
     try:
+        from rewardkit.compose._expr import compile_expression  # only for a formula
+
         expression = compile_expression(formula, key="reward.formula", path=where)
     except ConfigError as exc:
         errors.append(exc)

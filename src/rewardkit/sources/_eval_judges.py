@@ -14,12 +14,15 @@ import textwrap
 import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rewardkit._errors import ConfigError, describe_exception, did_you_mean
-from rewardkit.compose import compile_expression, parse_score_range
+from rewardkit.compose import parse_score_range
 from rewardkit.judges import EvalJudge, JudgeKind
-from rewardkit.judges.builtins import Builtin, argument_problems, lookup
+
+if TYPE_CHECKING:
+    from rewardkit.judges.builtins import Builtin
+
 from rewardkit.sources._judge_fields import (
     LLM_FIELDS,
     JudgeContext,
@@ -94,9 +97,10 @@ def parse_judge(
         problems.add(f"must be a mapping (got {arguments!r})", "arguments")
         arguments = {}
     fn = _resolve(kind, item, arguments, path, problems, context)
-    if isinstance(fn, Builtin):  # an LLM builtin: a pass/fail LLM judge on its own prompt
-        item = _llm_builtin(fn, item)
+    if kind == "builtin" and fn is not None and not callable(fn):
+        item = _llm_builtin(fn, item)  # an LLM builtin: a pass/fail LLM judge on its prompt
         kind, fn = "llm", None
+    assert fn is None or callable(fn)
     config = {k: v for k, v in item.items() if k in LLM_FIELDS + _LLM_EXTRA + ("agent",)}
     if kind in ("llm", "agent"):
         config |= llm_config(item, path, context, problems)
@@ -138,6 +142,8 @@ def _builtin(
 ) -> Callable[..., Any] | Builtin | None:
     """The Python builtin's function, or the LLM builtin (see `_llm_builtin`); problems with
     the name (listing every `category/name`) or the arguments go to `problems`."""
+    from rewardkit.judges.builtins import argument_problems, lookup
+
     name = item["builtin"]
     if not isinstance(name, str):
         problems.add(f"must be a builtin's name, e.g. cost_budget (got {name!r})", "builtin")
@@ -243,6 +249,8 @@ def _condition(text: Any, problems: Problems) -> Any:
         problems.add(f"must be an expression string (got {text!r})", "if")
         return None
     try:
+        from rewardkit.compose import compile_expression
+
         return compile_expression(
             text,
             dialect="condition",
