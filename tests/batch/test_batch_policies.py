@@ -268,3 +268,38 @@ def test_score_warns_once_from_the_driver_not_once_per_worker(tmp_path: Path) ->
     assert done.stderr.count("'quality' returned 0.8 and has no score_range") == 1
     # and the end of the run flags the silent zero it caused, once
     assert done.stderr.count("warning: the reward is 0 on 40 of 40 scored rollouts") == 1
+
+
+@pytest.mark.parametrize(
+    "returned", [True, False, 0.0, 0.3, 1.0, 1.5, -0.2, float("nan"), 7, "text", None]
+)
+@pytest.mark.parametrize("on_error", ["fail", "zero", "omit"])
+def test_one_function_gives_what_composition_gives(returned: Any, on_error: str) -> None:
+    """One plain function with no reward= block skips composition when it can (a pass/fail,
+    or a score on [0, 1]); every other value goes through it. Both must agree."""
+    from rewardkit.batch._backends import FunctionsBackend
+    from rewardkit.batch._compose import compose_sample
+    from rewardkit.batch._sample import as_sample
+
+    def judge(messages: Any, **kwargs: Any) -> Any:
+        return returned
+
+    backend = FunctionsBackend.build({"judge": judge}, None)
+    sample = as_sample({"prompt": "q", "completion": "a"})
+    fast = backend.score(sample, on_error)  # type: ignore[arg-type]
+    slow = compose_sample(fast.outcomes, None, backend.info, on_error)  # type: ignore[arg-type]
+    assert (fast.reward, fast.rewards, fast.error) == (slow.reward, slow.rewards, slow.error)
+
+
+def test_score_batch_of_sync_functions_runs_in_the_callers_thread() -> None:
+    import threading
+
+    seen: set[str] = set()
+
+    def judge(messages: Any, **kwargs: Any) -> float:
+        seen.add(threading.current_thread().name)
+        return 1.0
+
+    results = rk.load({"judge": judge}).score_batch([{"completion": "a"}] * 50)
+    assert [r.reward for r in results] == [1.0] * 50
+    assert seen == {threading.current_thread().name}

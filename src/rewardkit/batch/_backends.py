@@ -56,6 +56,12 @@ class FunctionsBackend:
     block: RewardBlock | None
     info: Mapping[str, JudgeInfo]
 
+    @property
+    def in_turn(self) -> bool:
+        """True when every function is synchronous: samples are best scored one after the
+        other in the caller's thread (threads would only take turns holding the GIL)."""
+        return not any(inspect.iscoroutinefunction(fn) for _, fn, _ in self.functions)
+
     @classmethod
     def build(
         cls, functions: Mapping[str, Callable[..., Any]], reward: object | None
@@ -75,6 +81,15 @@ class FunctionsBackend:
 
     def score(self, sample: Sample, on_error: ErrorPolicy) -> Scored:
         messages = sample.chat()
+        if len(self.functions) == 1 and self.block is None:
+            ((name, fn, ok),) = self.functions
+            outcome = self._call(name, fn, ok, messages, sample)
+            value = outcome.value
+            if value is not None and 0.0 <= value <= 1.0:  # what composition gives, sooner:
+                raw = outcome.raw  # a pass/fail is 1 or 0, a score on [0, 1] itself
+                reward = (1.0 if raw else 0.0) if type(raw) is bool else value
+                return Scored(reward, (outcome,), {"reward": reward})
+            return compose_sample((outcome,), None, self.info, on_error)
         outcomes = tuple(
             self._call(name, fn, ok, messages, sample) for name, fn, ok in self.functions
         )

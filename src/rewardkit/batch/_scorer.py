@@ -308,9 +308,25 @@ class Scorer:
             ConfigError: `processes` is below 1.
         """
         if processes is None:
+            if self._forked is None and self._in_turn():
+                results = [self._inline(sample) for sample in samples]
+                self._seen(results)
+                return results
             return _sync(self.score_batch_async(samples))
         pool, threads = self._process_pool(processes)
         return _sync(self._in_order(samples, pool.score_chunk, threads, processes))
+
+    def _in_turn(self) -> bool:
+        """True when samples are scored fastest one after the other in this thread: no
+        deadline to enforce, synchronous reward functions, and no event loop running here
+        (which a function returning a coroutine would need)."""
+        if not isinstance(self.backend, FunctionsBackend) or not self.backend.in_turn:
+            return False
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return True
+        return False
 
     def _new_pool(self, size: int, deadline: float | None) -> ForkedPool:
         """`size` worker process slots scoring with this reward (the caller closes them)."""
