@@ -76,33 +76,34 @@ class EvalJudge:
     def evaluate(self, record: Mapping[str, Any]) -> Outcome:
         """Score one case record; every failure is an outcome, never an exception."""
         start = time.perf_counter()
-        base = Outcome(name=self.name, status="error", description=self.description)
         skipped = self.precheck(record)
         if skipped is not None:
             return replace(skipped, duration_ms=_ms(start))
         if self.fn is None:
-            error = (
+            return self._error(
                 f"{self.kind} judges are not available in this version of rewardkit yet; "
-                f"the judge is recorded as an error"
+                f"the judge is recorded as an error",
+                start,
             )
-            return replace(base, error=error, duration_ms=_ms(start))
         try:
             result = self._call(record)
         except (Exception, SystemExit) as exc:
             code = getattr(inspect.unwrap(self.fn), "__code__", None)
-            error = describe_exception(exc, Path(code.co_filename) if code else None)
-            return replace(base, error=error, duration_ms=_ms(start))
-        if getattr(result, "metrics", None):
-            base = replace(base, extra={"metrics": _metrics(result.metrics)})
+            return self._error(
+                describe_exception(exc, Path(code.co_filename) if code else None), start
+            )
+        metrics = getattr(result, "metrics", None)
+        extra = {"metrics": _metrics(metrics)} if metrics else {}
         failure = getattr(result, "error", None) or (
             getattr(result, "is_score_valid", True) is False
         )
         if failure and not isinstance(result, numbers.Number):
             error = str(failure) if isinstance(failure, str) else "the result is marked invalid"
-            return replace(
-                base, error=f"judge {self.name!r} reported: {error}", duration_ms=_ms(start)
-            )
-        value, rationale = _unpack(result)
+            return self._error(f"judge {self.name!r} reported: {error}", start, extra)
+        if getattr(self.fn, "__reward_function__", False):  # an EvaluateResult, checked
+            value, rationale = result.score, result.reason or ""
+        else:
+            value, rationale = _unpack(result)
         value = _plain(value)
         raw = value if value is None or isinstance(value, bool | int | float | str) else repr(value)
         problem = None if value is None else self._problem(value)
@@ -115,7 +116,17 @@ class EvalJudge:
             reasoning=rationale or None,
             error=problem,
             duration_ms=_ms(start),
-            extra=base.extra,
+            extra=extra,
+        )
+
+    def _error(self, error: str, start: float, extra: dict[str, Any] | None = None) -> Outcome:
+        return Outcome(
+            name=self.name,
+            status="error",
+            description=self.description,
+            error=error,
+            duration_ms=_ms(start),
+            extra=extra or {},
         )
 
     def _call(self, record: Mapping[str, Any]) -> Any:

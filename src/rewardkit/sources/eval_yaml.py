@@ -17,6 +17,7 @@ import math
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -69,9 +70,9 @@ class EvalSuite:
     """The parts of a run judges see (`traces:`; all by default): `stdout`, `stderr`,
     `events`, `metrics`."""
 
-    @property
+    @cached_property
     def judge_info(self) -> dict[str, JudgeInfo]:
-        """What composition needs to know about each judge."""
+        """What composition needs to know about each judge (read on every sample)."""
         return {j.name: JudgeInfo(name=j.name, score_range=j.scale) for j in self.judges}
 
     def traps(self) -> list[str]:
