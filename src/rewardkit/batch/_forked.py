@@ -25,6 +25,7 @@ than any absolute cap. A sample that exhausts memory fails in its worker alone.
 from __future__ import annotations
 
 import contextlib
+import gc
 import mmap
 import os
 import pickle
@@ -328,6 +329,7 @@ def _work(conn: Connection, run: Run, memory_mib: int, supervisor: int, clock: m
     die_with_parent(supervisor)
     cap_memory(memory_mib)
     run_inline()  # this worker is the judges' sandbox: no process per judge inside it
+    gc.freeze()  # what it inherited is never collected here: no scans of it, no copies
     while True:
         try:
             frame = conn.recv_bytes()
