@@ -108,8 +108,11 @@ def bootstrap_interval(
     n = len(values)
     if n == 0:
         raise ValueError("bootstrap_interval needs at least one value")
-    rng = random.Random(seed)
     data = list(values)
+    if min(data) == max(data):  # every resample is this multiset: its mean, without drawing
+        same = math.fsum(data) / n
+        return same, same
+    rng = random.Random(seed)
     means = sorted(math.fsum(rng.choices(data, k=n)) / n for _ in range(resamples))
     return means[int(0.025 * (resamples - 1))], means[math.ceil(0.975 * (resamples - 1))]
 
