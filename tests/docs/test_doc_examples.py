@@ -110,13 +110,13 @@ def test_every_block_is_run_or_marked() -> None:
 
 
 def test_no_block_hides_what_a_reader_must_do() -> None:
-    """A reader copies the blocks they see: a hidden directory is only for a check.
-
-    (A hidden `setup:` command, which made the files a quickstart read, is refused above.)
-    """
+    """A reader copies the blocks they see, so no marker makes the files a block reads (the
+    former `<!-- setup: ... -->`) or picks the directory of a block a reader runs or writes."""
+    setup = [b.where for b in ALL if "setup" in b.markers]
+    assert setup == [], "make these files in a block the reader sees"
     checked = {"yaml", "toml", "json"}
     hidden = [b.where for b in ALL if "cwd" in b.markers and (b.lang not in checked or b.title)]
-    assert hidden == []
+    assert hidden == [], "say the directory in the block (paths from the clone's root)"
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))

@@ -120,7 +120,7 @@ def test_yaml_alias_bomb_is_refused_quickly() -> None:
     start = time.monotonic()
     with pytest.raises(CapExceeded, match=r"input\.yaml holds more than 1,000,000 values"):
         loads_yaml(bomb, "input.yaml")
-    assert time.monotonic() - start < 2
+    assert time.monotonic() - start < 5  # ≈0.3 s; expanded, the bomb is billions of values
 
 
 def test_self_referencing_yaml_is_refused() -> None:

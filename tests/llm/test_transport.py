@@ -204,7 +204,7 @@ def test_retries_share_the_one_timeout(drive: Drive, server: ChatServer, request
     error_ = fails(drive, request_for(timeout=0.5))
     assert isinstance(error_, JudgeTimeout)
     assert server.count == 2
-    assert time.perf_counter() - started < 2.0  # ≈0.5 s; the second reply would take 3 s
+    assert time.perf_counter() - started < 2.5  # ≈0.5 s; the second reply would take 3 s
 
 
 # -- permanent failures ----------------------------------------------------------------
