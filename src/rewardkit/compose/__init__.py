@@ -1,7 +1,8 @@
 """Composition: how outcomes become one number. Pure (no I/O, no asyncio)."""
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from rewardkit._lazy import lazy_names
 from rewardkit.compose._aggregate import (
     MODES,
     Component,
@@ -47,14 +48,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module 'rewardkit.compose' has no attribute {name!r}")
-    from importlib import import_module
-
-    value = getattr(import_module(f"rewardkit.compose.{_LAZY[name]}"), name)
-    globals()[name] = value  # looked up once: hot paths import these per sample
-    return value
+__getattr__ = lazy_names(__name__, _LAZY, globals())
 
 
 __all__ = [

@@ -4,7 +4,9 @@ Names load on first use: a worker pool (`_workers`) needs none of the rest, and 
 is a feature.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from rewardkit._lazy import lazy_names
 
 if TYPE_CHECKING:
     from rewardkit.engine._execute import execute, execute_async
@@ -25,14 +27,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module 'rewardkit.engine' has no attribute {name!r}")
-    from importlib import import_module
-
-    value = getattr(import_module(f"rewardkit.engine.{_LAZY[name]}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _LAZY, globals())
 
 
 __all__ = [

@@ -12,7 +12,9 @@ Names load on first use: an eval.yaml run needs `EvalJudge` only, and start-up t
 feature.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from rewardkit._lazy import lazy_names
 
 if TYPE_CHECKING:
     from rewardkit.judges._config import EFFORTS, judge_kind, load_definition
@@ -100,14 +102,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module 'rewardkit.judges' has no attribute {name!r}")
-    from importlib import import_module
-
-    value = getattr(import_module(f"rewardkit.judges.{_LAZY[name]}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _LAZY, globals())
 
 
 __all__ = [

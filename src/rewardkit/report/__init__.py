@@ -5,7 +5,9 @@ file; `diagnose(results)` measures the learning signal of scored samples for a t
 logging hook. See docs/report.md.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from rewardkit._lazy import lazy_names
 
 if TYPE_CHECKING:
     from rewardkit.report._diagnose import CriterionSignal, Diagnostics, diagnose
@@ -35,12 +37,7 @@ _HOMES = {
 """Each public name's module, imported on first use (`rewardkit eval` needs only `_stats`)."""
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _HOMES:
-        raise AttributeError(f"module 'rewardkit.report' has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(f"rewardkit.report.{_HOMES[name]}"), name)
+__getattr__ = lazy_names(__name__, _HOMES, globals())
 
 
 __all__ = [
