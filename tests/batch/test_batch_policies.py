@@ -268,6 +268,15 @@ def test_score_warns_once_from_the_driver_not_once_per_worker(tmp_path: Path) ->
     assert done.stderr.count("'quality' returned 0.8 and has no score_range") == 1
     # and the end of the run flags the silent zero it caused, once
     assert done.stderr.count("warning: the reward is 0 on 40 of 40 scored rollouts") == 1
+    again = [*argv, "--strict"]
+    again[again.index(str(out))] = str(tmp_path / "o2.jsonl")
+    strict = subprocess.run(
+        [sys.executable, "-m", "rewardkit", *again],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert strict.returncode == 4, strict.stderr  # --strict: a run that warned fails
 
 
 @pytest.mark.parametrize(
