@@ -256,9 +256,14 @@ def test_a_trial_with_a_million_distinct_criteria_reports_in_bounded_time(
 )
 def test_results_lines_with_many_judges_report_in_bounded_time(tmp_path: Path) -> None:
     results = tmp_path / "results.jsonl"
-    judges = {f"j{i}": i % 2 for i in range(40_000)}
-    row = {"group": "g", "reward": 1.0, "judges": judges}
-    results.write_text(
-        json.dumps({"id": "a", **row}) + "\n" + json.dumps({"id": "b", **row}) + "\n"
-    )
+    lines = [  # values that differ between the lines: each judge's interval is bootstrapped
+        {
+            "id": name,
+            "group": "g",
+            "reward": 1.0,
+            "judges": {f"j{i}": (i + k) % 2 for i in range(40_000)},
+        }
+        for k, name in enumerate("ab")
+    ]
+    results.write_text("".join(json.dumps(line) + "\n" for line in lines))
     run_report(tmp_path, results, limit_s=MAX_WALL_S + 5)

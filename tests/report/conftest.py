@@ -1,5 +1,6 @@
-"""Sample inputs for reports: a Harbor job directory (with broken trials), results files, and
-an eval run with its eval.yaml and case directories."""
+"""Sample inputs for reports: Harbor job directories (one with broken trials, one whose trials
+have several reward keys), results files, and an eval run with its eval.yaml and case
+directories."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+
+from rewardkit.cli import main as rewardkit
 
 TASKS = ("fix-bug", "add-feature", "write-docs", "refactor")
 HOSTILE = "</script><img src=x onerror=alert(1)>"
@@ -135,6 +138,68 @@ def _agent_log(agent: Path, task: str, t: int, trial: int) -> None:
 @pytest.fixture
 def job(tmp_path: Path) -> Path:
     return write_job(tmp_path)
+
+
+CORRECTNESS = """\
+import rewardkit as rk
+
+rk.file_exists("out.txt")
+rk.file_contains("out.txt", "fixed")
+"""
+STYLE = """\
+import rewardkit as rk
+
+rk.file_contains("out.txt", "# documented")
+"""
+REWARD_TOML = """\
+[[reward]]
+name = "reward"
+aggregation = "weighted-mean"
+weights = { correctness = 3.0, style = 1.0 }
+"""
+OUTPUTS = ("fixed\n# documented\n", "fixed\n", "left as it was\n")
+"""What a trial's agent left in `out.txt`: `{correctness: 1, style: 1, reward: 1}`, then
+`{1, 0, 0.75}`, then `{0.5, 0, 0.375}` (an older task: `{correctness}` alone)."""
+
+
+def write_keyed_job(root: Path) -> Path:
+    """`root/keyed-job`: each trial's `verifier/reward.json` written by `rewardkit TESTS
+    --workspace W --output ...`, as a task's test.sh runs it in Harbor's verifier.
+
+    `fix-bug` and `add-feature` (3 trials each) have a tests dir of two dimensions,
+    `correctness/` and `style/`, and a `reward.toml` adding `reward` (weights 3 and 1); the
+    2 trials of `old-task` were scored by its older tests dir (`correctness/` alone), so their
+    `reward.json` lacks `style` and `reward`.
+    """
+    tests = root / "task-tests"
+    (tests / "correctness").mkdir(parents=True)
+    (tests / "correctness" / "check.py").write_text(CORRECTNESS)
+    (tests / "style").mkdir()
+    (tests / "style" / "check.py").write_text(STYLE)
+    (tests / "reward.toml").write_text(REWARD_TOML)
+    old = root / "old-tests"
+    (old / "correctness").mkdir(parents=True)
+    (old / "correctness" / "check.py").write_text(CORRECTNESS)
+    job = root / "keyed-job"
+    plan = [("fix-bug", tests, 3), ("add-feature", tests, 3), ("old-task", old, 2)]
+    for task, task_tests, trials in plan:
+        for trial in range(trials):
+            name = f"{task}__{trial}xyz"
+            workspace = root / "workspaces" / name
+            workspace.mkdir(parents=True)
+            (workspace / "out.txt").write_text(OUTPUTS[trial])
+            output = job / name / "verifier" / "reward.json"
+            argv = [str(task_tests), "--workspace", str(workspace), "--output", str(output)]
+            assert rewardkit(argv) == 0
+            (job / name / "result.json").write_text(json.dumps({"trial_name": name}))
+    return job
+
+
+@pytest.fixture
+def keyed_job(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    job = write_keyed_job(tmp_path)
+    capsys.readouterr()  # what the scoring printed
+    return job
 
 
 def write_results(path: Path) -> Path:

@@ -3,8 +3,11 @@
 The variables are the harness's (`skills/eval-run/scripts/score.py`): `outputs` (the record;
 printed bare, its files as markdown), `conversation`, `reasoning`, `tool_trace`, `evidence`,
 `inputs` (printed as `**key**: value`; `input` is an alias), `annotations` (printed as a
-bullet list), `annotations_text` and `arguments`. A dict or list prints as Python's `str()`;
-`tojson` is `json.dumps(value, indent=2)`.
+bullet list), `annotations_text` and `arguments`. `outputs`, `inputs` and `annotations` are
+mappings (`inputs.question`) that print as the harness's text however they are printed (bare,
+`| string`, `~`, `%`); so does `outputs.inputs`, which the harness's record holds as that
+text. Any other dict or list prints as Python's `str()`; `tojson` is
+`json.dumps(value, indent=2)`.
 
 What the agent produced is untrusted: each value from it prints inside `<submission>` …
 `</submission>` (a closing tag inside is escaped), however it was reached (a subscript, an
@@ -51,6 +54,8 @@ WORK_VARIABLES = frozenset({"outputs", "conversation", "reasoning", "tool_trace"
 _TRUSTED_KEYS = frozenset({"annotations", "inputs", "case_id", "case_path", "case_dir"})
 """Keys of the record that are the author's (or rewardkit's), not the agent's."""
 _CLOSING_TAG = re.compile(r"<\s*/\s*submission", re.IGNORECASE)
+_SHOWN_AS_TEXT: dict[str, Callable[[Any], str]] = {"outputs.inputs": _case_text.inputs_text}
+"""Mappings of the record the harness's record holds as text, by their path."""
 
 
 class TemplateError(ValueError):
@@ -129,7 +134,7 @@ def _variables(
     """The template's variables; the derived texts only when the template uses them."""
     inputs = record.get("inputs")
     inputs_view = (
-        _Dict(inputs, "inputs", False, lambda: _case_text.inputs_text(inputs))
+        _Dict(inputs, "inputs", False, functools.partial(_case_text.inputs_text, inputs))
         if isinstance(inputs, Mapping)
         else str(inputs or "")
     )
@@ -170,7 +175,8 @@ class _Str(str):
 
 
 class _Dict(dict[Any, Any]):
-    """A mapping of the case: its values are wrapped as they are read."""
+    """A mapping of the case: its values are wrapped as they are read; one with a `text`
+    prints as that text (worked out once)."""
 
     def __init__(
         self,
@@ -181,6 +187,7 @@ class _Dict(dict[Any, Any]):
     ) -> None:
         super().__init__(data)
         self._rk_path, self._rk_untrusted, self._rk_text = path, untrusted, text
+        self._rk_shown: str | None = None
 
     def _rk_child(self, key: Any) -> tuple[str, bool]:
         trusted = self._rk_path == "outputs" and (
@@ -188,8 +195,25 @@ class _Dict(dict[Any, Any]):
         )
         return f"{self._rk_path}.{key}", self._rk_untrusted and not trusted
 
+    def _rk_str(self, limit: int) -> str | None:
+        """The text this mapping prints as, at most `limit` characters (None: it has none)."""
+        if self._rk_text is None:
+            return None
+        if self._rk_shown is None:
+            self._rk_shown = self._rk_text()
+        return self._rk_shown[:limit]
+
+    def __str__(self) -> str:
+        shown = self._rk_str(_FINALIZE_LIMIT)
+        return _case_text.bounded_str(self, _FINALIZE_LIMIT) if shown is None else shown
+
     def __getitem__(self, key: Any) -> Any:
-        return _wrap(super().__getitem__(key), *self._rk_child(key))
+        value = super().__getitem__(key)
+        path, untrusted = self._rk_child(key)
+        show = _SHOWN_AS_TEXT.get(path)
+        if show is not None and isinstance(value, Mapping):
+            return _Dict(value, path, untrusted, functools.partial(show, value))
+        return _wrap(value, path, untrusted)
 
     def get(self, key: Any, default: Any = None) -> Any:
         try:
@@ -407,6 +431,5 @@ def _finalize(value: Any) -> str:
 
 def _bounded_str(value: Any, limit: int) -> str:
     """How a value prints: a record view as its text, anything else as `bounded_str`."""
-    if isinstance(value, _Dict) and value._rk_text is not None:
-        return value._rk_text()[:limit]
-    return _case_text.bounded_str(value, limit)
+    shown = value._rk_str(limit) if isinstance(value, _Dict) else None
+    return _case_text.bounded_str(value, limit) if shown is None else shown

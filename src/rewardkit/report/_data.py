@@ -1,7 +1,8 @@
 """`rewardkit report --json`: the report's numbers as one JSON document.
 
 The same figures as the terminal table and the lines after it, unrounded: the reward and each
-judge with its standard error and 95% interval, the outcome counts, pass@k, the baseline
+judge with its standard error and 95% interval, the outcome counts, each reward key of a
+Harbor job (every key, even a lone one, which the table leaves out), pass@k, the baseline
 comparison, the RL-signal diagnostics, and the input problems.
 """
 
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from rewardkit.report._compare import Comparison
 from rewardkit.report._diagnose import Diagnostics
+from rewardkit.report._keys import KeyStats
 from rewardkit.report._stats import Estimate
 from rewardkit.report._summary import JudgeStats
 
@@ -33,6 +35,7 @@ def report_data(report: Report) -> dict[str, Any]:
         "reward": _estimate(stats.reward)
         | {"invalid": stats.invalid, "histogram": list(stats.reward_bins)},
         "judges": {j.name: _judge(j) for j in stats.judges},
+        "reward_keys": {k.name: _key(k) for k in stats.keys},
         "pass_k": [asdict(row) for row in stats.pass_k],
         "comparison": _comparison(report.comparison),
         "diagnostics": _diagnostics(report.diagnostics),
@@ -55,6 +58,13 @@ def _judge(j: JudgeStats) -> dict[str, Any]:
         "timeouts": count("timeout", 0),
         "skipped": count("skipped", 0) + count("missing", 0),
     }
+
+
+def _key(k: KeyStats) -> dict[str, Any]:
+    """As the table's row: the mean and its interval over the trials with the key (`n`), the
+    pass rate at the threshold, and the trials with reward keys that lack it."""
+    pass_rate = {"pass_rate": k.pass_rate, "passes": k.passes}
+    return {**_estimate(k.estimate), **pass_rate, "missing": k.missing}
 
 
 def _comparison(c: Comparison | None) -> dict[str, Any] | None:

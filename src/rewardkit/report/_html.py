@@ -14,6 +14,7 @@ from typing import Any
 from rewardkit.report._charts import Bar, histogram, interval_chart, score_color, status_chart
 from rewardkit.report._compare import Comparison
 from rewardkit.report._diagnose import Diagnostics
+from rewardkit.report._keys import MAX_NAME, KeyStats, short
 from rewardkit.report._run import Case, JudgeResult, Run
 from rewardkit.report._stats import RESAMPLES, Estimate
 from rewardkit.report._summary import JudgeStats, RunStats
@@ -22,6 +23,8 @@ __all__ = ["MAX_CASES", "page_name", "render_html"]
 
 MAX_CASES = 5000
 """The most cases listed one by one; the statistics always cover all of them."""
+MAX_TITLE = 1000
+"""Characters of a reward key's name in its cell's tooltip (the cell shows `MAX_NAME`)."""
 MAX_JUDGE_COLUMNS = 12
 """The most judges with a column of their own in the cases table (a case's view shows all)."""
 KIND_LABELS = {
@@ -60,6 +63,7 @@ def render_html(
         listed=len(listed),
         missing=run.missing,
         cases_total=stats.cases,
+        keys=[_key(k) for k in stats.key_rows],
         failed_outcomes=stats.failed,
         comparison=comparison,
         diagnostics=diagnostics,
@@ -113,6 +117,20 @@ def _charts(stats: RunStats) -> dict[str, Any]:
         "histogram": histogram(stats.reward_bins),
         "judges": interval_chart(bars, title="per judge") if bars else None,
         "status": status_chart(statuses or [("(no judges)", {})], title="errors by criterion"),
+    }
+
+
+def _key(k: KeyStats) -> dict[str, Any]:
+    """A reward key's row: its name cut to `MAX_NAME` (the tooltip longer), and its figures."""
+    return {
+        "name": short(k.name),
+        "title": short(k.name, MAX_TITLE) if len(k.name) > MAX_NAME else None,
+        "mean": fmt(k.estimate.mean),
+        "interval": interval(k.estimate),
+        "std_error": fmt(k.estimate.std_error),
+        "pass_rate": pct(k.pass_rate),
+        "n": k.estimate.n,
+        "missing": k.missing,
     }
 
 

@@ -100,8 +100,9 @@ def build_report(
     if scan.groups.reopened and not scan.groups.overflow:
         # some group came back after it closed: read again, holding those groups open
         scan = _read(path, pass_threshold, rollouts, baseline is not None, scan.groups.reopened)
-    if scan.groups.warning:
-        scan.run.problem(scan.run.source, scan.groups.warning)
+    for warning in (scan.groups.warning, scan.summary.keys.warning):
+        if warning:
+            scan.run.problem(scan.run.source, warning)
     if texts:
         attach_texts(scan.run, rollouts=rollouts, suite=suite, cases=cases)
     comparison = None

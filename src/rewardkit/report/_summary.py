@@ -1,5 +1,5 @@
 """A run's statistics, counted as its cases stream: the reward and each judge with its
-interval, pass@k / pass^k, and the reward histogram."""
+interval, each reward key of a Harbor job, pass@k / pass^k, and the reward histogram."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from rewardkit.report._groups import Groups
+from rewardkit.report._keys import Keys, KeyStats
 from rewardkit.report._moments import Column
 from rewardkit.report._run import Case
 from rewardkit.report._stats import Estimate, pass_at_k, pass_hat_k
@@ -54,6 +55,14 @@ class RunStats:
     pass_threshold: float
     reward_bins: tuple[int, ...]
     """How many rewards fall in each tenth of [0, 1] (those outside counted at the ends)."""
+    keys: tuple[KeyStats, ...] = ()
+    """Each key of a Harbor job's `reward.json` (`_keys.py`); empty for other inputs."""
+
+    @property
+    def key_rows(self) -> tuple[KeyStats, ...]:
+        """The keys the table and the page show: all of them when there are several (one key
+        is the reward itself, already shown)."""
+        return self.keys if len(self.keys) > 1 else ()
 
     @property
     def cases(self) -> int:
@@ -76,9 +85,11 @@ class Summary:
         self.bins = [0] * BINS
         self.judges: dict[str, tuple[Column, Counter[str]]] = {}
         """Judge name → its scored values and its statuses, in order of first appearance."""
+        self.keys = Keys(pass_threshold)
 
     def add(self, case: Case) -> bool | None:
         """Count `case`; whether it passes (`None` without a reward)."""
+        self.keys.add(case.rewards)
         for judge in case.judges:
             found = self.judges.get(judge.name)
             if found is None:
@@ -102,6 +113,7 @@ class Summary:
             pass_k=_pass_k(groups.pass_counts),
             pass_threshold=self.pass_threshold,
             reward_bins=tuple(self.bins),
+            keys=self.keys.stats(),
         )
 
 
