@@ -32,7 +32,7 @@ from rewardkit.compose import (
 )
 from rewardkit.engine._workers import WorkerFailed, WorkerLimits, in_worker_sequence
 from rewardkit.judges import EvalJudge
-from rewardkit.sources._cases import MERGED, Layout, case_record, given, produced
+from rewardkit.sources._cases import MERGED, Layout, case_record, given, produced, step_record
 from rewardkit.sources.eval_yaml import EvalSuite, load_suite
 
 __all__ = [
@@ -103,6 +103,7 @@ def score_stream(
     one model client (at most `max_concurrent` calls per model); agent judges run their
     CLIs (at most `max_concurrent` processes at once).
     """
+    layout = _with_steps(suite, layout)
     chunks = (
         partial(_read_cases, dirs, layout)
         for dirs in _chunks(case_dirs, _chunk_size(count, max_concurrent))
@@ -142,11 +143,16 @@ def score_cases(
     """Build each case's record (see `Layout`), then score it (see `score_records`)."""
     return score_records(
         suite,
-        _read_cases(case_dirs, layout),
+        _read_cases(case_dirs, _with_steps(suite, layout)),
         max_concurrent=max_concurrent,
         progress=progress,
         worker=worker,
     )
+
+
+def _with_steps(suite: EvalSuite, layout: Layout) -> Layout:
+    """`layout`, reading the suite's `execution.steps` when it names none."""
+    return layout if layout.steps else replace(layout, steps=suite.steps)
 
 
 def _read_case(case_dir: Path, layout: Layout) -> Case:
@@ -224,16 +230,19 @@ class _Run:
         asks: list[tuple[int, int, dict[str, Any]]] = []
         for i, (_, record) in enumerate(cases):
             for j, judge in enumerate(judges):
-                if isinstance(record, Exception):
-                    found[i, j] = _unreadable(judge.name, record)
+                seen = _judged(judge, record)
+                if isinstance(seen, Outcome):
+                    found[i, j] = seen
                 else:
-                    (asks if judge.kind in ("llm", "agent") else coded).append((i, j, record))
+                    (asks if judge.kind in ("llm", "agent") else coded).append((i, j, seen))
         done, answered = await asyncio.gather(
             self._in_worker(coded), asyncio.gather(*(self._ask(judges[j], r) for _, j, r in asks))
         )
         found |= {(i, j): o for (i, j, _), o in zip(coded + asks, done + answered, strict=True)}
         return number, [
-            self._result(case_id, tuple(found[i, j] for j in range(len(judges))))
+            self._result(
+                case_id, tuple(_stepped(judges[j], found[i, j]) for j in range(len(judges)))
+            )
             for i, (case_id, _) in enumerate(cases)
         ]
 
@@ -275,6 +284,37 @@ class _Run:
         if self.progress is not None:
             self.progress(1)
         return outcome
+
+
+def _judged(judge: EvalJudge, record: dict[str, Any] | Exception) -> dict[str, Any] | Outcome:
+    """The record `judge` sees (with `step:`, the step's: `step_record`), or its outcome when
+    there is none: the case could not be read, or it has no record of that step. The harness
+    scores the whole case then; a step never reached is an error here, never judged on the
+    final step's transcript."""
+    if isinstance(record, Exception):
+        return _unreadable(judge.name, record)
+    if judge.step is None:
+        return record
+    scoped = step_record(record, judge.step)
+    if scoped is not None:
+        return scoped
+    where = Path(str(record.get("case_path") or record.get("case_id"))) / "steps" / judge.step
+    return Outcome(
+        name=judge.name,
+        status="error",
+        description=judge.description,
+        error=(
+            f"step {judge.step!r} has no record in this case: {where}/ does not exist (the run "
+            f"stopped before that step, or is not a multi-step run)"
+        ),
+    )
+
+
+def _stepped(judge: EvalJudge, outcome: Outcome) -> Outcome:
+    """A step judge's outcome names its step (`extra["step"]`), as the harness's does."""
+    if judge.step is None:
+        return outcome
+    return replace(outcome, extra={**outcome.extra, "step": judge.step})
 
 
 def _unreadable(name: str, error: Exception) -> Outcome:

@@ -64,7 +64,7 @@ def test_a_tests_dir_agent_judge_gets_the_allow_list(
 
 
 @pytest.mark.usefixtures("planted")
-@pytest.mark.parametrize("runner", ["claude-code", "codex"])  # the runners eval.yaml accepts
+@pytest.mark.parametrize("runner", ["claude-code", "codex"])  # `cli`: test_cli_runner.py
 def test_an_eval_yaml_agent_judge_gets_the_allow_list(
     agents: FakeAgents, tmp_path: Path, runner: str
 ) -> None:

@@ -69,12 +69,13 @@ def test_score_json_wins_over_the_final_answer_and_tools_model_pass_through(
           prompt: Rate the answer.
           score_range: [1, 5]
           model: anthropic/claude-sonnet-4-5
-          agent: {runner: claude-code, allowed_tools: [Read, Bash]}
+          agent: {runner: {type: claude-code, effort: high}, allowed_tools: [Read, Bash]}
         """,
     )
     (outcome,) = run(path)
     assert (outcome.status, outcome.value, outcome.reasoning) == ("scored", 5.0, "from the file")
     argv = agents.runs[0]["argv"]
+    assert argv[argv.index("--effort") + 1] == "high"  # runner.effort reaches the CLI
     assert argv[argv.index("--allowedTools") + 1] == "Read Bash"
     assert argv[argv.index("--model") + 1] == "claude-sonnet-4-5"
     assert "scale from 1 to 5" in agents.runs[0]["prompt"]

@@ -110,14 +110,16 @@ def test_step_naming_no_step_suggests_one(tmp_path: Path) -> None:
     assert "Did you mean 'refine'?" in error(tmp_path, text)
 
 
-def test_a_valid_step_says_rewardkit_scores_the_whole_case(tmp_path: Path) -> None:
+def test_a_valid_step_scopes_the_judge_to_that_step(tmp_path: Path) -> None:
     text = f"""\
         execution:
           steps: [{{id: refine, prompt: y}}]
         judges:
           - {LLM}, step: refine}}
     """
-    assert "not supported by rewardkit" in error(tmp_path, text)
+    suite, _ = load(tmp_path, text)
+    assert suite.judges[0].step == "refine"
+    assert suite.steps == ("refine",)
 
 
 @pytest.mark.parametrize("field", ["effort", "consequence"])
@@ -226,7 +228,7 @@ def test_agent_runner_is_a_mapping_like_the_top_level_runner(tmp_path: Path) -> 
     ("runner", "fragment"),
     [
         ("{type: claude-code, workspace_mode: repo}", "drop workspace_mode"),
-        ("{type: cli}", "agent.runner: must be one of claude-code, codex"),
+        ("{type: cli}", "agent.runner.command: is required for a cli runner"),
         ("{type: codex, efort: high}", "unknown key 'efort'"),
     ],
 )

@@ -45,6 +45,9 @@ class EvalJudge:
     feedback_type: str | None = None
     config: Mapping[str, Any] = field(default_factory=dict)
     """The LLM / agent fields, kept for the judges that will run them."""
+    step: str | None = None
+    """`step:`, the `execution.steps` id it scores: it sees that step's record of a
+    multi-step run (`rewardkit.sources._cases.step_record`); None: the whole case."""
 
     @property
     def scale(self) -> ScoreRange | None:

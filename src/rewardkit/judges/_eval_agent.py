@@ -8,11 +8,16 @@ instructions (as for eval.yaml LLM judges) and asks for `output/score.json`
 wrote it; otherwise the CLI's structured answer is. A CLI failure or an unparsable answer is
 retried (3 attempts); a timeout kills the process group and is not. Every failure is an
 `error` / `timeout` outcome, never an exception.
+
+`runner: {type: cli, command: ...}` runs the author's command instead of `claude` / `codex`
+(`rewardkit.judges.agents.cli`), the same way: staged copy, allow-listed environment,
+deadline, retries.
 """
 
 from __future__ import annotations
 
 import asyncio
+import errno
 import shutil
 import tempfile
 import time
@@ -47,6 +52,7 @@ from rewardkit.judges.agents._base import (
     run_cli,
     save_log,
 )
+from rewardkit.judges.agents.cli import CliRunner
 
 __all__ = ["DEFAULT_TIMEOUT", "evaluate_agent"]
 
@@ -59,6 +65,10 @@ SCORE_BYTES = 1 << 20
 STAGE_BYTES = 256 << 20
 """The most of a case copied for the agent (256 MiB in all)."""
 _TAIL = 300
+_TOO_LONG = (
+    ". The prompt is too long for one argument: pass it with {prompt_file} or on stdin "
+    "instead of {args}"
+)
 
 
 @dataclass(frozen=True)
@@ -88,17 +98,15 @@ async def evaluate_agent(
     base = Outcome(name=judge.name, status="error", description=judge.description)
     agent = judge.config.get("agent") or {}
     runner = str(agent.get("runner") or "claude-code")
-    backend = AGENT_BACKENDS.get(runner)
+    backend = _backend(runner, agent, base_dir)
+    if backend is None and runner == CliRunner.name:
+        return done(base, started, error="agent.runner.command: a cli runner needs its command")
     if backend is None:
-        choices = ", ".join(sorted(AGENT_BACKENDS))
+        choices = ", ".join(sorted([*AGENT_BACKENDS, CliRunner.name]))
         return done(base, started, error=f"agent.runner {runner!r} is not one of: {choices}")
-    exe = shutil.which(backend.executable)
+    exe = backend.locate() if isinstance(backend, CliRunner) else shutil.which(backend.executable)
     if exe is None:
-        error = (
-            f"the `{backend.executable}` CLI was not found on PATH. {backend.install_hint}. "
-            f"rewardkit never downloads agent CLIs at run time."
-        )
-        return done(base, started, error=error)
+        return done(base, started, error=_not_found(backend))
     numeric = is_numeric(judge)
     try:
         prompt = _prompt(judge, record, base_dir, numeric)
@@ -122,6 +130,25 @@ async def evaluate_agent(
         return done(base, started, status=status, error=error, model=model)
     failures = [s.error or "no answer" for s in samples if s.answer is None]
     return scored(base, started, answers, numeric, model, failures)
+
+
+def _backend(runner: str, agent: Mapping[str, Any], base_dir: Path) -> AgentBackend | None:
+    """The runner's backend: a built-in CLI, or the judge's own `cli` command."""
+    if runner == CliRunner.name and isinstance(agent.get("cli"), Mapping):
+        return CliRunner.from_config(agent["cli"], base_dir, agent.get("max_budget_usd"))
+    return AGENT_BACKENDS.get(runner) if runner != CliRunner.name else None
+
+
+def _not_found(backend: AgentBackend) -> str:
+    if isinstance(backend, CliRunner):
+        return (
+            f"agent.runner.command: the program `{backend.program}` was not found on PATH or "
+            f"is not an executable file. {backend.install_hint}."
+        )
+    return (
+        f"the `{backend.executable}` CLI was not found on PATH. {backend.install_hint}. "
+        f"rewardkit never downloads agent CLIs at run time."
+    )
 
 
 CONTEXT_DIR = ".context"
@@ -153,17 +180,21 @@ class _Runner:
             cwd = await asyncio.to_thread(_stage, record, tmp / f"case-{label}", staged)
             scratch = _fresh(tmp / f"scratch-{label}")
             inv = self.backend.command(d, self.exe, self.prompt, schema, cwd, scratch)
+            env = {**prepared.env, **inv.env}
             try:
                 async with self.limiter if self.limiter is not None else nullcontext():
                     result = await run_cli(
                         inv.argv,
                         cwd=cwd,
-                        env={**env, **inv.env},
+                        env=env,
                         timeout=d.timeout,
                         stdin=inv.stdin,
+                        limit=inv.output_cap,
                     )
             except OSError as exc:  # not retried: the next attempt would fail the same way
-                return _Sample(None, f"could not start {self.exe}: {exc}", False, tuple(logs))
+                hint = _TOO_LONG if exc.errno == errno.E2BIG else ""
+                error = f"could not start {self.exe}: {exc}{hint}"
+                return _Sample(None, error, False, tuple(logs))
             stem = f"process.eval-{d.judge}.{self.judge.name}.{label}"
             logs += save_log(stem, "txt", attempt_log(inv, result, env))
             if result.timed_out:
@@ -171,7 +202,7 @@ class _Runner:
             reply = self.backend.parse(result, inv)
             if result.returncode != 0:
                 tail = redact(result.stderr.strip()[-_TAIL:], env)
-                error = f"`{self.backend.executable}` exited with code {result.returncode}: {tail}"
+                error = f"`{Path(self.exe).name}` exited with code {result.returncode}: {tail}"
                 continue
             text, source = _answer_text(cwd, reply.text)
             if text is None:
@@ -224,6 +255,7 @@ def _definition(
         criteria=(),
         timeout=float(agent.get("timeout") or DEFAULT_TIMEOUT),
         allowed_tools=tuple(map(str, tools)) if tools else DEFAULT_TOOLS,
+        reasoning_effort=str(agent["effort"]) if agent.get("effort") else None,  # runner.effort
     )
 
 

@@ -8,7 +8,8 @@ follow inside a `<submission>` fence. The judge answers `{"score": ..., "rationa
 a boolean for `feedback_type: bool`, else a number on the judge's `score_range` (told [1, 5]
 and not checked when none is declared; rounded when the bounds are whole, unless
 `feedback_type: float`). Samples combine as the harness does: the lower median of numbers,
-a strict majority of booleans (a tie fails).
+a strict majority of booleans (a tie fails). A judge's `api_base` sends its calls to that
+OpenAI-compatible endpoint, and its `supports` overrides what the model is taken to accept.
 
 The case is untrusted, so both parts are bounded: the rendered instructions stop at
 `MAX_PROMPT_CHARS` and the submission at `MAX_SUBMISSION_CHARS` (each file and the
@@ -42,6 +43,7 @@ __all__ = [
     "MAX_PROMPT_CHARS",
     "MAX_SUBMISSION_CHARS",
     "answer_schema",
+    "api_base",
     "combine",
     "cut",
     "done",
@@ -82,6 +84,12 @@ def judge_model(judge: EvalJudge) -> str:
     )
 
 
+def api_base(judge: EvalJudge) -> str | None:
+    """The judge's `api_base`, else `REWARDKIT_API_BASE`, else None (the provider's own URL).
+    `REWARDKIT_JUDGE` changes the model, not where it is sent."""
+    return str(judge.config.get("api_base") or "") or os.environ.get("REWARDKIT_API_BASE") or None
+
+
 async def evaluate_llm(
     judge: EvalJudge, record: Mapping[str, Any], client: Any, base_dir: Path
 ) -> Outcome:
@@ -104,7 +112,8 @@ async def evaluate_llm(
             model=model,
             messages=messages,
             schema=answer_schema(numeric),
-            api_base=os.environ.get("REWARDKIT_API_BASE") or None,
+            api_base=api_base(judge),
+            supports=judge.config.get("supports") or {},
             sample=sample,
         )
         try:

@@ -11,16 +11,24 @@ In a run, files the run writes at its root (`run_result.json`, batch-mode `stdou
 `events.json`) fill in what the case directory lacks. The Harbor bridge reads the given
 half from the trusted tests directory only (see docs/eval-yaml.md).
 
+A multi-step run (`execution.steps`) also has `steps`: for each declared step the run reached,
+its own sub-record, read from `<case>/steps/<id>/` (the step's `stdout.log`, `stderr.log`,
+`events` parsed from its transcript) and its metrics (the case's `steps` entry of
+`run_result.json`). `step_record` is what a judge with `step: <id>` sees: the case record with
+the step's run data in place of the whole case's; the files stay the case's (the steps share
+one workspace).
+
 Every read is capped and confined (`rewardkit.sources._case_files`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rewardkit._untrusted import CapExceeded, OutsideWorkspace, read_bytes
+from rewardkit._untrusted import CapExceeded, OutsideWorkspace, confine, read_bytes
 from rewardkit.judges._case_text import conversation
 from rewardkit.sources._case_files import (
     MAX_DATA_BYTES,
@@ -39,10 +47,13 @@ __all__ = [
     "given",
     "produced",
     "run_result",
+    "step_record",
 ]
 
 GIVEN_FILES = ("input.yaml", "annotations.yaml")
 METRICS = ("exit_code", "cost_usd", "num_turns", "duration_s", "token_usage")
+STEP_KEYS = ("stdout", "stderr", "events", "conversation", "tool_calls", *METRICS)
+"""The keys of the record a step's sub-record stands in for (the run data of one step)."""
 MODIFIED = "_modified"
 _NOT_EDITS = (".work", "subagents", "hooks")
 """Harness scaffolding under `_modified/`, never shown as the agent's edits."""
@@ -66,6 +77,9 @@ class Layout:
     traces: frozenset[str] = frozenset(("stdout", "stderr", "events", "metrics"))
     """eval.yaml's `traces:`: the run data loaded into the record (a part left out is absent,
     as if the run had not captured it)."""
+    steps: tuple[str, ...] = ()
+    """eval.yaml's `execution.steps` ids: each reached step's sub-record is read into
+    `steps` (only declared ids are read, so the agent cannot add more)."""
 
 
 MERGED = Layout()
@@ -99,8 +113,24 @@ def case_record(
     hooks = yaml_mapping(case_dir, "hook_outputs.yaml")
     if hooks is not None:
         record["hook_outputs"] = hooks
-    record |= _metadata(case_dir, case_id, layout, record["stdout"])
+    metrics = _case_metrics(case_dir, case_id, layout)
+    record |= _metadata(case_dir, layout, record["stdout"], metrics)
+    if layout.steps:
+        record["steps"] = _steps(case_dir, layout, metrics.get("steps"))
     return record | truth
+
+
+def step_record(record: Mapping[str, Any], step: str) -> dict[str, Any] | None:
+    """What a judge with `step: <step>` sees: `record` with the step's run data (`STEP_KEYS`:
+    its logs, events, conversation, tool calls, metrics) in place of the whole case's, and
+    `_scoped_step` naming it. None when the case has no such step (the run stopped before it,
+    or is not a multi-step run)."""
+    steps = record.get("steps")
+    sub = steps.get(step) if isinstance(steps, Mapping) else None
+    if not isinstance(sub, Mapping):
+        return None
+    shared = {k: v for k, v in record.items() if k not in STEP_KEYS}
+    return {**shared, **sub, "_scoped_step": step}
 
 
 def produced(directory: Path, *, skip: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -196,15 +226,27 @@ def _text(content: Any) -> bool:
     return isinstance(content, str)
 
 
-def _metadata(case_dir: Path, case_id: str, layout: Layout, stdout: str | None) -> dict[str, Any]:
-    """Run metrics (the run's `run_result.json`, else the case's), `events` (the case's,
-    else the run's), `conversation` and `tool_calls`."""
-    record: dict[str, Any] = {}
-    if layout.run is not None:  # the harness writes them at the run's root only
-        metrics = _run_metrics(layout.run, case_id)
-    else:
+def _case_metrics(case_dir: Path, case_id: str, layout: Layout) -> dict[str, Any]:
+    """The case's entry of the run's `run_result.json` (`per_case`; the run's totals stand in
+    for a metric it lacks), else, in the merged layout, the case's own `run_result.json`."""
+    if layout.run is None:
         own = json_file(case_dir, "run_result.json")
-        metrics = own if isinstance(own, dict) else {}
+        return own if isinstance(own, dict) else {}
+    meta = run_result(layout.run)  # the harness writes it at the run's root only
+    if meta is None:
+        return {}
+    per_case = meta.get("per_case")
+    mine = per_case.get(case_id) if isinstance(per_case, dict) else None
+    mine = mine if isinstance(mine, dict) else {}
+    return {k: mine.get(k, meta.get(k)) for k in METRICS} | {"steps": mine.get("steps")}
+
+
+def _metadata(
+    case_dir: Path, layout: Layout, stdout: str | None, metrics: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Run metrics (`_case_metrics`), `events` (the case's, else the run's), `conversation`
+    and `tool_calls`."""
+    record: dict[str, Any] = {}
     if "metrics" in layout.traces:
         record.update({k: metrics[k] for k in METRICS if metrics.get(k) is not None})
     events = _events(case_dir, layout.run) if "events" in layout.traces else []
@@ -217,15 +259,51 @@ def _metadata(case_dir: Path, case_id: str, layout: Layout, stdout: str | None) 
     return record | listed
 
 
-def _run_metrics(run: Path, case_id: str) -> dict[str, Any]:
-    """The case's metrics in the run's `run_result.json` (`per_case`), else the run's."""
-    meta = run_result(run)
-    if meta is None:
-        return {}
-    per_case = meta.get("per_case")
-    mine = per_case.get(case_id) if isinstance(per_case, dict) else None
-    mine = mine if isinstance(mine, dict) else {}
-    return {k: mine.get(k, meta.get(k)) for k in METRICS}
+def _steps(case_dir: Path, layout: Layout, metrics: Any) -> dict[str, dict[str, Any]]:
+    """The sub-record of each declared step that has a `steps/<id>/` directory (the harness
+    makes one for every step it ran); `metrics` is the case's `steps` entry of
+    `run_result.json`.
+
+    Raises:
+        OutsideWorkspace: a step's directory leads out of the case.
+    """
+    found: dict[str, dict[str, Any]] = {}
+    for step in layout.steps:
+        rel = f"steps/{step}"
+        try:
+            where = confine(case_dir, rel, author=False)
+        except OutsideWorkspace:
+            raise OutsideWorkspace(
+                f"{case_dir / rel}: leads outside {case_dir} (through a symlink), so it is not "
+                f"read; make it a directory inside the case"
+            ) from None
+        if where.is_dir():
+            mine = metrics.get(step) if isinstance(metrics, dict) else None
+            found[step] = _step(case_dir, rel, layout, mine if isinstance(mine, dict) else {})
+    return found
+
+
+def _step(case_dir: Path, rel: str, layout: Layout, metrics: Mapping[str, Any]) -> dict[str, Any]:
+    """One step's run data, read from `case_dir/rel` as the case's own is, under the same
+    caps: logs, `events` (its `events.json`, else its stream-json `stdout.log`, parsed as
+    the harness does), `conversation`, `tool_calls` and metrics."""
+    logs = {s: named(case_dir, f"{rel}/{s}.log") for s in ("stdout", "stderr")}
+    text = {s: None if d is None else d.decode("utf-8", "replace") for s, d in logs.items()}
+    sub: dict[str, Any] = {s: text[s] if s in layout.traces else None for s in text}
+    events: list[Any] = []
+    if "events" in layout.traces:
+        data = json_file(case_dir, f"{rel}/events.json")
+        if isinstance(data, list):
+            events = data
+        elif data is None and text["stdout"]:
+            events = stream_events(text["stdout"], str(case_dir / rel / "stdout.log"))
+    sub["events"] = events
+    sub["conversation"] = conversation({"events": events, "stdout": sub["stdout"]})
+    if events and layout.tools:
+        sub["tool_calls"] = _calls(events, layout.tools)
+    if "metrics" in layout.traces:
+        sub.update({k: metrics[k] for k in METRICS if metrics.get(k) is not None})
+    return sub
 
 
 def _events(case_dir: Path, run: Path | None) -> list[Any]:

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 from rewardkit.sources._judge_fields import (
     LLM_FIELDS,
+    MODEL_FIELDS,
     JudgeContext,
     Problems,
     check_template,
@@ -43,7 +44,7 @@ _KINDS: tuple[tuple[JudgeKind, tuple[str, ...]], ...] = (
 _COMMON = (
     "name", "description", "arguments", "if", "score_range", "feedback_type", "samples", "step",
 )  # fmt: skip
-_LLM_EXTRA = ("model", "context", "inputs", "timeout", "max_budget_usd")
+_LLM_EXTRA = ("model", "context", "inputs", "timeout", "max_budget_usd", *MODEL_FIELDS)
 KNOWN_FIELDS = frozenset(_COMMON + _LLM_EXTRA + tuple(f for _, fields in _KINDS for f in fields))
 FEEDBACK_TYPES = ("bool", "int", "float")
 _UNRELEASED = {
@@ -79,7 +80,7 @@ def parse_judge(
         elif key not in KNOWN_FIELDS:
             hint = did_you_mean(str(key), KNOWN_FIELDS)
             warnings.warn(f"{path}: {label}: unknown field {key!r} is ignored.{hint}", stacklevel=2)
-    _step(item.get("step"), context, problems)
+    step = _step(item.get("step"), context, problems)
     present = [kind for kind, fields in _KINDS if any(f in item for f in fields)]
     if "builtin" in present and len(present) > 1:
         problems.add(f"'builtin' cannot be combined with {', '.join(present[1:])}; keep one kind")
@@ -105,6 +106,8 @@ def parse_judge(
     if kind in ("llm", "agent"):
         config |= llm_config(item, path, context, problems)
         check_template(config, path, problems)
+    for key in (k for k in MODEL_FIELDS if k in item and kind != "llm"):
+        problems.add(f"only LLM judges take it, not {kind} judges; drop it", key)
     return EvalJudge(
         name=name,
         kind=kind,
@@ -117,6 +120,7 @@ def parse_judge(
         samples=_samples(item.get("samples", 1), problems),
         feedback_type=_feedback_type(item, kind, problems, label, path),
         config=config,
+        step=step,
     )
 
 
@@ -326,21 +330,22 @@ def _fractional(bounds: Any) -> bool:
     )
 
 
-def _step(step: Any, context: JudgeContext, problems: Problems) -> None:
-    """`step:` scopes a judge to one step of a multi-step run, which rewardkit does not read."""
+def _step(step: Any, context: JudgeContext, problems: Problems) -> str | None:
+    """`step:` scopes a judge to one step of a multi-step run: the id of an `execution.steps`
+    entry (the harness's check). None when unset or wrong."""
     if step is None or step == "":
-        return
+        return None
+    if isinstance(step, bool) or not isinstance(step, str | int):
+        problems.add(f"must be the id of an execution.steps entry (got {step!r})", "step")
+        return None
     if not context.steps:
         problems.add(f"'step: {step}' requires an execution.steps pipeline", "step")
-    elif step not in context.steps:
+        return None
+    if str(step) not in context.steps:
         problems.add(
-            f"'step: {step}' matches no execution.steps id ({', '.join(sorted(context.steps))})."
-            + did_you_mean(str(step), context.steps),
+            f"'step: {step}' matches no execution.steps id (the steps: "
+            f"{', '.join(sorted(context.steps))})." + did_you_mean(str(step), context.steps),
             "step",
         )
-    else:
-        problems.add(
-            "scoring one step of a multi-step run is not supported by rewardkit: it scores the "
-            "whole case; drop 'step' to judge the final workspace",
-            "step",
-        )
+        return None
+    return str(step)

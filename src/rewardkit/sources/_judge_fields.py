@@ -4,6 +4,7 @@
 `project_root`), falling back to the eval.yaml's directory, and never from a directory the
 graded agent writes; `model` defaults to `models.judge`; `agent.runner` is a mapping like the
 top-level `runner` (a bare name works too); a prompt template that does not parse fails at load.
+An LLM judge's `supports` and `api_base` are checked as a judge TOML's `supports` is.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from rewardkit._errors import ConfigError, did_you_mean
 
 __all__ = [
     "LLM_FIELDS",
+    "MODEL_FIELDS",
     "JudgeContext",
     "Problems",
     "check_template",
@@ -110,6 +112,7 @@ def llm_config(
             problems.add(f"must be a string (got {item[key]!r})", key)
     if not item.get("model") and context.judge_model:
         resolved["model"] = context.judge_model
+    resolved |= _model_fields(item, problems)
     if "prompt_file" in item:
         target = item["prompt_file"]
         found = _project_file(target, path, context) if isinstance(target, str) else None
@@ -129,11 +132,64 @@ def llm_config(
         )
     elif "agent" in item:
         resolved["agent"] = _agent_fields(item["agent"], problems)
+        _cli_program(resolved["agent"], path, context, problems)
         if isinstance(item["agent"].get("context"), list):
             resolved["agent"]["context"] = _staged_context(
                 item["agent"]["context"], path, context, problems
             )
     return resolved
+
+
+MODEL_FIELDS = ("supports", "api_base")
+"""Where an LLM judge's model is served and what it accepts (a judge TOML's `supports`)."""
+
+
+def _model_fields(item: Mapping[str, Any], problems: Problems) -> dict[str, Any]:
+    """`supports` (what the model accepts: `response_format`, `reasoning_effort`, `images`,
+    each true or false, overriding the capability table) and `api_base` (the http(s) URL of
+    the OpenAI-compatible endpoint that serves it), checked."""
+    from rewardkit.models import FEATURES
+
+    found: dict[str, Any] = {}
+    supports = item.get("supports")
+    if "supports" in item and not isinstance(supports, dict):
+        example = "{response_format: true, images: false}"
+        message = f"must be a mapping of true/false, e.g. {example} (got {supports!r})"
+        problems.add(message, "supports")
+    elif isinstance(supports, dict):
+        for key, flag in supports.items():
+            if key not in FEATURES:
+                hint = did_you_mean(str(key), FEATURES)
+                message = f"unknown key {key!r}; valid: {', '.join(FEATURES)}.{hint}"
+                problems.add(message, f"supports.{key}")
+            elif not isinstance(flag, bool):
+                problems.add(f"must be true or false (got {flag!r})", f"supports.{key}")
+        found["supports"] = {
+            k: v for k, v in supports.items() if k in FEATURES and isinstance(v, bool)
+        }
+    if "api_base" in item:
+        if _http_url(item["api_base"]):
+            found["api_base"] = item["api_base"]
+        else:
+            problems.add(
+                "must be the http(s) URL of an OpenAI-compatible endpoint, e.g. "
+                f"http://localhost:8000/v1 (got {item['api_base']!r})",
+                "api_base",
+            )
+    return found
+
+
+def _http_url(value: Any) -> bool:
+    """Whether `value` is an `http://` or `https://` URL with a host and no whitespace."""
+    from urllib.parse import urlsplit
+
+    if not isinstance(value, str) or not value or any(c.isspace() for c in value):
+        return False
+    try:
+        parts = urlsplit(value)
+        return parts.scheme in ("http", "https") and bool(parts.hostname)
+    except ValueError:  # e.g. an unclosed IPv6 bracket, a port that is no number
+        return False
 
 
 def _staged_context(
@@ -180,7 +236,7 @@ def _context(raw: Any, path: Path, context: JudgeContext, problems: Problems) ->
 
 
 _AGENT_FIELDS = ("runner", "allowed_tools", "context", "inputs", "timeout", "max_budget_usd")
-_RUNNERS = ("claude-code", "codex")
+_RUNNERS = ("claude-code", "codex", "cli")
 _RUNNER_FIELDS = (
     "type", "command", "workspace_mode", "settings", "plugin_dirs", "env", "system_prompt",
     "effort", "permission_mode",
@@ -191,7 +247,8 @@ def _agent_fields(agent: Mapping[str, Any], problems: Problems) -> dict[str, Any
     """The `agent:` block, its `runner` normalized to the runner's name.
 
     `runner` is a mapping in the harness (`{type: claude-code, effort: high}`); the plain
-    name (`runner: codex`) is accepted too. `runner.effort` is kept for the runner.
+    name (`runner: codex`) is accepted too. `runner.effort` is kept for the runner. A `cli`
+    runner's `command`, `env`, `effort` and `system_prompt` are checked and kept as `cli`.
     """
     for key in agent:
         if key not in _AGENT_FIELDS:
@@ -215,7 +272,14 @@ def _agent_fields(agent: Mapping[str, Any], problems: Problems) -> dict[str, Any
             )
         if runner.get("effort") is not None:
             result["effort"] = runner["effort"]
+        if runner.get("type") == "cli":
+            result["cli"] = _cli_runner(runner, problems)
         runner = runner.get("type", "claude-code")
+    elif runner == "cli":
+        problems.add(
+            "a cli runner needs its command: write runner: {type: cli, command: [...]}",
+            "agent.runner.command",
+        )
     if runner not in _RUNNERS:
         problems.add(
             f"must be one of {', '.join(_RUNNERS)} (got {runner!r})."
@@ -239,7 +303,32 @@ def _agent_fields(agent: Mapping[str, Any], problems: Problems) -> dict[str, Any
     if "context" in agent and not isinstance(agent["context"], str | list):
         got = agent["context"]
         problems.add(f"must be a string or a list of paths (got {got!r})", "agent.context")
+    budget = agent.get("max_budget_usd")
+    if budget is not None and (
+        isinstance(budget, bool) or not isinstance(budget, int | float) or not budget > 0
+    ):
+        problems.add(f"must be a positive number (got {budget!r})", "agent.max_budget_usd")
     return result
+
+
+def _cli_runner(runner: Mapping[str, Any], problems: Problems) -> dict[str, Any]:
+    """`runner: {type: cli, ...}`, checked by the cli runner itself."""
+    from rewardkit.judges.agents.cli import check_runner
+
+    config, found = check_runner(runner)
+    for key, message in found:
+        problems.add(message, f"agent.runner.{key}")
+    return config
+
+
+def _cli_program(
+    agent: Mapping[str, Any], path: Path, context: JudgeContext, problems: Problems
+) -> None:
+    """A `cli` command's program given as a path is refused in the agent's directories."""
+    words = (agent.get("cli") or {}).get("command") or [""]
+    program = words[0].replace("{config_dir}", str(path.parent.resolve()), 1)
+    if program.startswith("/") and (refused := context.refusal(words[0], Path(program).resolve())):
+        problems.add(refused, "agent.runner.command")
 
 
 def check_template(config: Mapping[str, Any], path: Path, problems: Problems) -> None:

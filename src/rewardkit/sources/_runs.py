@@ -58,7 +58,14 @@ def find_cases(suite: EvalSuite, cases: Path | None) -> tuple[Path, CaseNames, L
         _check_dataset(dataset, names, suite.path)
     paths = tuple(str(o["path"]) for o in suite.outputs if o.get("path"))
     tools = tuple(str(o["tool"]) for o in suite.outputs if o.get("tool"))
-    layout = Layout(dataset=dataset, run=run, outputs=paths, tools=tools, traces=suite.traces)
+    layout = Layout(
+        dataset=dataset,
+        run=run,
+        outputs=paths,
+        tools=tools,
+        traces=suite.traces,
+        steps=suite.steps,
+    )
     return root, names, layout
 
 

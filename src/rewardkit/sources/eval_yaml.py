@@ -69,6 +69,8 @@ class EvalSuite:
     traces: frozenset[str] = TRACES
     """The parts of a run judges see (`traces:`; all by default): `stdout`, `stderr`,
     `events`, `metrics`."""
+    steps: tuple[str, ...] = ()
+    """The `execution.steps` ids, in order: a multi-step run's `cases/<case>/steps/<id>/`."""
 
     @cached_property
     def judge_info(self) -> dict[str, JudgeInfo]:
@@ -130,11 +132,12 @@ def load_suite(
             hint = did_you_mean(str(key), HARNESS_KEYS)
             warnings.warn(f"{path}: unknown top-level key {key!r} is ignored.{hint}", stacklevel=2)
     agent_dirs = tuple(Path(d).resolve() for d in untrusted)
+    steps = _step_ids(data.get("execution"), path, errors)
     context = JudgeContext(
         root=root.resolve() if root is not None else project_root(path, agent_dirs),
         untrusted=agent_dirs,
         judge_model=_judge_model(data.get("models"), path, errors),
-        steps=_step_ids(data.get("execution")),
+        steps=frozenset(steps),
     )
     judges, pairwise = _judges(data.get("judges"), lines, path, context, errors)
     info = _declared(data.get("judges")) | {
@@ -158,6 +161,7 @@ def load_suite(
         outputs=_outputs(data.get("outputs"), path, errors),
         not_used=tuple(k for k in NOT_USED_KEYS if k in data),
         traces=_traces(data.get("traces"), path, errors),
+        steps=steps,
     )
     raise_all(errors)
     return suite
@@ -210,6 +214,9 @@ def _judges(
             if judge.kind != "llm":
                 message = "the judge named 'pairwise' compares two runs: give it a prompt"
                 errors.append(ConfigError(message + " or prompt_file", path=path, key=key))
+            for field in (f for f in ("supports", "api_base") if f in judge.config):
+                message = "the comparison does not take it (it uses REWARDKIT_API_BASE); drop it"
+                errors.append(ConfigError(message, path=path, key=f"{key}.{field}"))
             pairwise = pairwise or judge  # the harness takes the first
             continue
         if judge.name in RESERVED_NAMES:
@@ -282,12 +289,46 @@ def _judge_model(raw: Any, path: Path, errors: list[ConfigError]) -> str | None:
     return model
 
 
-def _step_ids(raw: Any) -> frozenset[str]:
-    """The ids of `execution.steps` (judges may name one with `step:`)."""
+def _step_ids(raw: Any, path: Path, errors: list[ConfigError]) -> tuple[str, ...]:
+    """The ids of `execution.steps`, in order (judges may name one with `step:`). As in the
+    harness, each is required, unique and one path segment: it names `steps/<id>/` in a run.
+    The rest of a step configures agent execution, which rewardkit does not run."""
     steps = raw.get("steps") if isinstance(raw, dict) else None
+    if steps is None:
+        return ()
     if not isinstance(steps, list):
-        return frozenset()
-    return frozenset(str(s["id"]) for s in steps if isinstance(s, dict) and s.get("id"))
+        message = "must be a list of steps, e.g. [{id: draft, prompt: ...}]"
+        errors.append(ConfigError(message, path=path, key="execution.steps"))
+        return ()
+    ids: list[str] = []
+    for index, step in enumerate(steps):
+        key = f"execution.steps[{index}]"
+        if not isinstance(step, dict):
+            message = f"must be a mapping, e.g. {{id: refine, skill: my-skill}} (got {step!r})"
+            errors.append(ConfigError(message, path=path, key=key))
+            continue
+        sid = step.get("id")
+        name = str(sid) if isinstance(sid, str | int) and not isinstance(sid, bool) else ""
+        problem = _segment_problem(name, sid)
+        if problem is None and name in ids:
+            problem = f"duplicate step id {name!r}; step ids must be unique"
+        if problem is not None:
+            errors.append(ConfigError(problem, path=path, key=f"{key}.id"))
+        else:
+            ids.append(name)
+    return tuple(ids)
+
+
+def _segment_problem(name: str, given: Any) -> str | None:
+    """Why a step id cannot name a directory: empty, not one path segment, a control
+    character (the harness's rules); None when it can."""
+    if not name.strip():
+        return f"every step needs a non-empty 'id', e.g. id: refine (got {given!r})"
+    if "/" in name or "\\" in name or name in (".", ".."):
+        return f"must be one path segment, without '/' or '\\' and not '.' or '..' (got {name!r})"
+    if any(ord(c) < 32 for c in name):
+        return f"must not hold control characters (got {name!r})"
+    return None
 
 
 def _outputs(raw: Any, path: Path, errors: list[ConfigError]) -> tuple[Mapping[str, Any], ...]:

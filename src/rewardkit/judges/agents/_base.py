@@ -7,7 +7,8 @@ process, retrying and scoring are the judge's (`rewardkit.judges._agent`), share
 
 `run_cli` starts the CLI in its own session and, at the deadline, kills the whole process
 group, then waits briefly for buffered output: a hung agent (or a tool it started) never
-outlives its timeout.
+outlives its timeout. With a `limit`, only the last `limit` bytes of each stream are kept
+(the rest is read and dropped, so a chatty CLI never blocks on a full pipe).
 
 `prepare_agent` is the one place that decides what a CLI's environment holds: the backend's
 `prepare` sees the verifier's environment, and what it returns is reduced to the allow-list
@@ -100,6 +101,8 @@ class Invocation:
     """A file the CLI writes its final message to (codex's `--output-last-message`)."""
     env: Mapping[str, str] = field(default_factory=dict)
     """Variables set for this call only, over the prepared environment (fx's fresh `HOME`)."""
+    output_cap: int | None = None
+    """The most bytes kept of stdout and of stderr, each (their ends); None keeps all."""
 
 
 @dataclass(frozen=True)
@@ -224,8 +227,12 @@ async def run_cli(
     env: Mapping[str, str],
     timeout: float,
     stdin: str | None = None,
+    limit: int | None = None,
 ) -> CliResult:
     """Run `argv` in `cwd`; at `timeout` seconds kill its process group and drain briefly.
+
+    `limit` caps what is kept of stdout and of stderr, each: their last `limit` bytes, after
+    a line saying how many were cut.
 
     Raises:
         OSError: when the program cannot be started.
@@ -239,7 +246,7 @@ async def run_cli(
         stderr=asyncio.subprocess.PIPE,
         start_new_session=True,
     )
-    out, err = bytearray(), bytearray()
+    out, err = _Sink(limit), _Sink(limit)
     io = asyncio.gather(_read(proc.stdout, out), _read(proc.stderr, err), _feed(proc, stdin))
     everything = asyncio.gather(io, proc.wait())
     try:
@@ -251,19 +258,40 @@ async def run_cli(
         except TimeoutError:
             io.cancel()
         await proc.wait()
-        return CliResult(None, _text(out), _text(err))
+        return CliResult(None, out.text(), err.text())
     finally:
         if proc.returncode is None:  # cancelled from outside: never leave the group behind
             _kill_group(proc.pid)
             everything.cancel()
             with contextlib.suppress(BaseException):
                 await proc.wait()
-    return CliResult(proc.returncode, _text(out), _text(err))
+    return CliResult(proc.returncode, out.text(), err.text())
 
 
-async def _read(stream: asyncio.StreamReader | None, sink: bytearray) -> None:
+@dataclass
+class _Sink:
+    """What is kept of one output stream: all of it, or its last `limit` bytes."""
+
+    limit: int | None
+    data: bytearray = field(default_factory=bytearray)
+    seen: int = 0
+
+    def add(self, chunk: bytes) -> None:
+        self.seen += len(chunk)
+        self.data.extend(chunk)
+        if self.limit is not None and len(self.data) > 2 * self.limit:  # trim now and then
+            del self.data[: len(self.data) - self.limit]
+
+    def text(self) -> str:
+        kept = self.data if self.limit is None else self.data[-self.limit :]
+        cut = self.seen - len(kept)
+        head = f"[... {cut} bytes cut ...]\n" if cut else ""
+        return head + kept.decode(errors="replace")
+
+
+async def _read(stream: asyncio.StreamReader | None, sink: _Sink) -> None:
     while stream is not None and (chunk := await stream.read(65536)):
-        sink.extend(chunk)
+        sink.add(chunk)
 
 
 async def _feed(proc: asyncio.subprocess.Process, text: str | None) -> None:
@@ -273,10 +301,6 @@ async def _feed(proc: asyncio.subprocess.Process, text: str | None) -> None:
         proc.stdin.write(text.encode())
         await proc.stdin.drain()
     proc.stdin.close()
-
-
-def _text(data: bytearray) -> str:
-    return data.decode(errors="replace")
 
 
 def _kill_group(pid: int) -> None:
@@ -318,7 +342,7 @@ def save_log(stem: str, suffix: str, text: str) -> list[str]:
 
 def attempt_log(inv: Invocation, result: CliResult, env: Mapping[str, str]) -> str:
     status = "killed at the timeout" if result.timed_out else f"exit code {result.returncode}"
-    program = " ".join(inv.argv[:2])
+    program = " ".join(inv.argv[:2])[:200]  # a `cli` command may carry the prompt
     return redact(
         f"$ {program} ...\n{status}\n--- stdout ---\n{result.stdout}\n--- stderr ---\n"
         f"{result.stderr}",
