@@ -236,3 +236,15 @@ def test_an_error_in_a_helper_module_names_both_lines(tmp_path: Path) -> None:
         done.stderr
     )
     assert "frozen" not in done.stderr
+
+
+def test_a_file_without_judges_is_nothing_to_score(tmp_path: Path) -> None:
+    """Another tool's `kind: Eval` file loads in the harness with 0 judges; scoring it would
+    give every case the empty composition's 1.0, so check and eval both refuse it."""
+    (tmp_path / "eval.yaml").write_text("kind: Eval\nname: other\ndataset: {path: cases}\n")
+    write_tree(tmp_path / "cases" / "a", {"out.txt": "x"})
+    for command in (["check"], ["eval", "--out", str(tmp_path / "run")]):
+        done = cli(command[0], tmp_path / "eval.yaml", *command[1:])
+        assert done.returncode == 2, done.stderr
+        assert "nothing to score" in done.stderr
+    assert not (tmp_path / "run").exists()

@@ -330,12 +330,17 @@ def test_a_multi_step_run_is_scored_per_step(tmp_path: Path) -> None:
         "c2.whole_case": ("scored", True),
     }
     entries = judged(tmp_path / "out")
+    assert entries["c1.refine_turns"]["step"] == "refine"  # per_case shows the step, as the harness
+    assert "step" not in entries["c1.whole_case"]
     assert entries["c1.review_sees_files"]["rationale"] == "review"
     assert "DRAFT one" in entries["c1.refine_transcript"]["rationale"]
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["judges"]["refine_turns"]["mean"] == 3
     assert summary["judges"]["refine_budget"]["pass_rate"] == 0.5
     assert summary["regressions"] == []
+    plan = rewardkit(tmp_path, "check", "eval.yaml").stdout
+    assert "step: refine" in plan
+    assert "multi-step run: steps " in plan
 
 
 def test_thresholds_apply_to_step_judges(tmp_path: Path) -> None:

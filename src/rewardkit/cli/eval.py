@@ -236,6 +236,11 @@ def _setup(args: argparse.Namespace) -> _Setup:
     from rewardkit.sources.eval_yaml import load_suite
 
     suite = load_suite(args.eval_yaml, untrusted=[args.cases] if args.cases else [])
+    if not suite.judges and suite.pairwise is None:  # else every case would score 1.0
+        raise ConfigError(
+            "nothing to score: the file declares no judges. Add a `judges:` list.",
+            path=suite.path,
+        )
     root, names, layout = find_cases(suite, args.cases)
     if args.baseline is None:
         return _Setup(suite, root, names, layout)

@@ -101,9 +101,10 @@ def describe_suite(suite: EvalSuite) -> str:
         lines.append("  (none)")
     for judge in suite.judges:
         condition = f", if: {judge.condition.source}" if judge.condition is not None else ""
+        step = f", step: {judge.step}" if judge.step is not None else ""
         lines.append(
             f"  {judge.name}: {judge.kind} ({judge.where}); bool -> 1/0, "
-            f"{_numbers(suite, judge)}{condition}"
+            f"{_numbers(suite, judge)}{condition}{step}"
         )
     if suite.pairwise is not None:
         lines.append(f"pairwise: compares with --baseline RUN ({suite.pairwise.where})")
@@ -112,6 +113,8 @@ def describe_suite(suite: EvalSuite) -> str:
     for name, limits in suite.thresholds.items():
         shown = ", ".join(f"{k} {v:g}" for k, v in limits.items())
         lines.append(f"threshold {name}: {shown}")
+    if suite.steps:
+        lines.append(f"multi-step run: steps {', '.join(suite.steps)} (read for step: judges)")
     if suite.not_used:
         lines.append(f"not used by rewardkit (agent execution etc.): {', '.join(suite.not_used)}")
     return "\n".join(lines)
@@ -131,11 +134,13 @@ def suite_data(suite: EvalSuite) -> dict[str, Any]:
                 "score_range": list(judge.scale) if judge.scale else None,
                 "numbers": _numbers(suite, judge),
                 "if": judge.condition.source if judge.condition is not None else None,
+                "step": judge.step,
             }
             for judge in suite.judges
         ],
         "pairwise": suite.pairwise.where if suite.pairwise is not None else None,
         "judge_model": suite.judge_model,
+        "steps": list(suite.steps),
         "thresholds": {name: dict(limits) for name, limits in suite.thresholds.items()},
         "not_used": list(suite.not_used),
     }

@@ -142,7 +142,7 @@ def _case_judge(outcome: Outcome) -> dict[str, Any]:
     }
     if outcome.error:
         entry["error"] = outcome.error
-    for key in ("metrics", "stability", "sample_rationales"):
+    for key in ("metrics", "stability", "sample_rationales", "step"):
         if key in outcome.extra:
             entry[key] = outcome.extra[key]
     return entry
