@@ -8,7 +8,9 @@ request, in arrival order; `then` answers once the script is used up), or from a
 `responder` function of the request body. It records every request body, the most
 requests it ever had in flight at once, and the connections they came on, so tests can
 check retries, limits and keep-alive from the server's side of the wire. With `tls` (a
-server-side `ssl.SSLContext`) it answers on https.
+server-side `ssl.SSLContext`) it answers on https. With `capacity` set (any time, also
+mid-run), it is a rate-limited provider: a request arriving while more than `capacity` are
+being answered, itself included, gets a 429 at once (see `loads` and `rejected`).
 
     with ChatServer(latency=0.2) as server:
         server.script(error(429, retry_after=1), ok('{"score": 1}'))
@@ -18,6 +20,7 @@ server-side `ssl.SSLContext`) it answers on https.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import ssl
 import threading
@@ -65,6 +68,8 @@ class Reply:
     """`drop` closes the connection without a response (a connection reset)."""
     usage: tuple[int, int] = (12, 5)
     """Prompt and completion tokens reported for a 200."""
+    prompt: bool = False
+    """Answer at once, without the server's `latency` (a refusal over `capacity`)."""
 
 
 def ok(content: str = VALID, *, delay: float = 0.0) -> Reply:
@@ -122,6 +127,10 @@ class _State:
     peers: set[tuple[str, int]] = field(default_factory=set)
     in_flight: int = 0
     max_in_flight: int = 0
+    busy: int = 0
+    """Requests being answered, counted until their answer starts going out."""
+    loads: list[tuple[int, bool]] = field(default_factory=list)
+    rejected: int = 0
 
 
 class ChatServer:
@@ -136,6 +145,8 @@ class ChatServer:
     ) -> None:
         self.latency = latency
         self.protocol = protocol
+        self.capacity: int | None = None
+        """Requests answered at once before the next gets a 429 (`None`: no limit)."""
         self._state = _State()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -194,6 +205,19 @@ class ChatServer:
         with self._lock:
             return self._state.max_in_flight
 
+    @property
+    def loads(self) -> list[tuple[int, bool]]:
+        """For each request in arrival order: how many were being answered, itself
+        included, and whether it was refused for being over `capacity`."""
+        with self._lock:
+            return list(self._state.loads)
+
+    @property
+    def rejected(self) -> int:
+        """How many requests got a 429 for being over `capacity`."""
+        with self._lock:
+            return self._state.rejected
+
     def reset(self) -> None:
         """Forget the recorded requests and the script."""
         with self._lock:
@@ -225,13 +249,29 @@ class ChatServer:
             state.peers.add(peer)
             state.in_flight += 1
             state.max_in_flight = max(state.max_in_flight, state.in_flight)
+            state.busy += 1
+            over = self.capacity is not None and state.busy > self.capacity
+            state.loads.append((state.busy, over))
+            if over:
+                state.rejected += 1
+                refusal = error(429, f"over capacity ({self.capacity} at once)")
+                return dataclasses.replace(refusal, prompt=True)
             if state.responder is not None:
                 return state.responder(body)
             return state.replies.pop(0) if state.replies else state.then
 
-    def _leave(self) -> None:
+    def _answering(self) -> bool:
+        """The answer starts going out: the request no longer counts against `capacity`
+        (so a client that sends its next request on reading it is not refused)."""
+        with self._lock:
+            self._state.busy -= 1
+        return True
+
+    def _leave(self, answered: bool = False) -> None:
         with self._lock:
             self._state.in_flight -= 1
+            if not answered:
+                self._state.busy -= 1
 
     def _wait(self, seconds: float) -> None:
         if seconds > 0:
@@ -320,17 +360,19 @@ def _handler_for(server: ChatServer) -> type[BaseHTTPRequestHandler]:
                 reply = error(404, f"no route {self.path} (this server speaks {path})")
             elif given != KEY:
                 reply = error(401, f"Incorrect API key provided: {given}.")
+            answered = False
             try:
-                server._wait(server.latency + reply.delay)
+                server._wait((0 if reply.prompt else server.latency) + reply.delay)
                 if reply.action == "drop":
                     self.close_connection = True
                     self.connection.close()
                     return
+                answered = server._answering()
                 self._send(reply, body)
             except OSError:  # the client gave up (its timeout) and closed the socket
                 self.close_connection = True
             finally:
-                server._leave()
+                server._leave(answered)
 
         def _send(self, reply: Reply, body: dict[str, Any]) -> None:
             if server.protocol == "anthropic":

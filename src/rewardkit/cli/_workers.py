@@ -1,15 +1,17 @@
-"""The flags that bound each programmatic judge's worker process, shared by the subcommands."""
+"""The flags that bound a run, shared by the subcommands: each programmatic judge's worker
+process, and what the run may spend on model calls."""
 
 from __future__ import annotations
 
 import argparse
 import os
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from rewardkit.engine import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT
 
-__all__ = ["add_worker_arguments"]
+__all__ = ["add_budget_argument", "add_worker_arguments", "run_budget"]
 
 
 def add_worker_arguments(parser: argparse.ArgumentParser, noun: str) -> None:
@@ -55,3 +57,29 @@ def _number(kind: type[float] | type[int], *, zero_is_none: bool = False) -> Cal
         return value
 
     return parse
+
+
+def add_budget_argument(parser: argparse.ArgumentParser) -> None:
+    """`--max-cost-usd` (env `REWARDKIT_MAX_COST_USD`), in `args.max_cost_usd`."""
+    parser.add_argument(
+        "--max-cost-usd",
+        type=float,
+        metavar="USD",
+        default=os.environ.get("REWARDKIT_MAX_COST_USD") or None,
+        help="stop sending model calls once the run has spent USD (calls in flight finish; "
+        "what was not judged is 'skipped' with the reason; see docs/judges.md). "
+        "Env: REWARDKIT_MAX_COST_USD.",
+    )
+
+
+def run_budget(limit: float | None) -> AbstractContextManager[object]:
+    """The run's spending limit (`--max-cost-usd`); the model transport loads only with one.
+
+    Raises:
+        ConfigError: the limit is not a number ≥ 0.
+    """
+    if limit is None:
+        return nullcontext()
+    from rewardkit.models._prices import shared_budget
+
+    return shared_budget(limit)

@@ -16,6 +16,7 @@ from rewardkit.cli._strict import warning as say_warning
 
 if TYPE_CHECKING:
     from rewardkit._plan import Leaf, Plan
+    from rewardkit.sources.eval_yaml import EvalSuite
 
 __all__ = ["build_parser", "main"]
 
@@ -34,6 +35,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print one JSON document instead of the plan: valid, errors, warnings and the "
         "plan as data (the lines on stderr stay)",
+    )
+    parser.add_argument(
+        "--estimate",
+        action="store_true",
+        help="also project the LLM judges' model calls, tokens and cost before a run (printed, "
+        "and under 'estimate' with --json); what it assumes is printed with it",
     )
     add_strict_argument(parser)
     return parser
@@ -54,12 +61,14 @@ def main(argv: list[str]) -> int:
                 suite = load_suite(path)
                 text, empty = describe_suite(suite), not suite.judges and suite.pairwise is None
                 data = suite_data(suite) if args.json else None
+                estimate = _estimate(suite) if args.estimate else None
                 for trap in suite.traps():  # silent zeros: warnings, not errors
                     warnings.warn(trap, stacklevel=1)
             else:
                 plan = discover(path)
                 text, empty = describe_plan(plan), not list(plan.leaves())
                 data = plan_data(plan) if args.json else None
+                estimate = _estimate(plan) if args.estimate else None
                 for leaf, name in _renamed(plan):
                     warnings.warn(
                         f"{leaf.source}: another criterion has this one's name, so it is "
@@ -79,19 +88,37 @@ def main(argv: list[str]) -> int:
     if empty and not problems:
         problems.append(f"{path}: nothing to score: no criteria or judges found")
     if args.json:
-        _print_json(not problems, shown, problems, data)
+        _print_json(not problems, shown, problems, data, estimate)
     else:
         print(text)
+        if estimate is not None:
+            from rewardkit.outputs.estimate import describe_estimate
+
+            print(describe_estimate(estimate))
     for problem in problems:
         print(f"rewardkit check: error: {problem}", file=sys.stderr)
     return 2 if problems else 0
 
 
 def _print_json(
-    valid: bool, shown: list[str], errors: list[str], plan: dict[str, Any] | None
+    valid: bool,
+    shown: list[str],
+    errors: list[str],
+    plan: dict[str, Any] | None,
+    estimate: dict[str, Any] | None = None,
 ) -> None:
     document = {"valid": valid, "errors": errors, "warnings": shown, "plan": plan}
+    if estimate is not None:
+        document["estimate"] = estimate
     print(json.dumps(document, indent=2))
+
+
+def _estimate(source: Plan | EvalSuite) -> dict[str, Any]:
+    """`--estimate`'s projection (see `rewardkit.outputs.estimate`)."""
+    from rewardkit.outputs.estimate import estimate_plan, estimate_suite
+    from rewardkit.sources.eval_yaml import EvalSuite
+
+    return estimate_suite(source) if isinstance(source, EvalSuite) else estimate_plan(source)
 
 
 def _renamed(plan: Plan) -> Iterator[tuple[Leaf, str]]:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from rewardkit._errors import ConfigError
 from rewardkit.cli._strict import add_strict_argument, warning
 from rewardkit.cli._syspath import keep_off_sys_path
-from rewardkit.cli._workers import add_worker_arguments
+from rewardkit.cli._workers import add_budget_argument, add_worker_arguments, run_budget
 
 if TYPE_CHECKING:
     from rewardkit._evaluate import CaseResult
@@ -85,6 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
         "of the lines per judge",
     )
     add_worker_arguments(parser, "judge")
+    add_budget_argument(parser)
     add_strict_argument(parser)
     return parser
 
@@ -97,18 +98,22 @@ def main(argv: list[str]) -> int:
         keep_off_sys_path(args.cases)
     try:
         setup = _setup(args)
+        budget = run_budget(args.max_cost_usd)
     except ConfigError as exc:
         print(f"rewardkit eval: error: {exc}", file=sys.stderr)
         return EXIT_CONFIG
     suite, layout = setup.suite, setup.layout
-    log, seen = _score(args, setup)
-    pairwise = None
-    if setup.comparison is not None and setup.baseline_dir is not None:
-        from rewardkit._evaluate import compare_runs
+    with budget:  # one budget for the cases and the comparison
+        log, seen = _score(args, setup)
+        pairwise = None
+        if setup.comparison is not None and setup.baseline_dir is not None:
+            from rewardkit._evaluate import compare_runs
 
-        judge, model, prompt = setup.comparison
-        run = ([setup.root / name for name in setup.names], layout)
-        pairwise = compare_runs(judge, model, prompt, run, setup.baseline_dir, args.max_concurrent)
+            judge, model, prompt = setup.comparison
+            run = ([setup.root / name for name in setup.names], layout)
+            pairwise = compare_runs(
+                judge, model, prompt, run, setup.baseline_dir, args.max_concurrent
+            )
     summary = summarize(
         suite,
         log.entries,

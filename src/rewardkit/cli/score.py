@@ -17,6 +17,7 @@ from rewardkit._errors import ConfigError
 from rewardkit.batch._lines import MAX_LINE_MIB
 from rewardkit.batch._scorer import MEMORY_MIB
 from rewardkit.cli._strict import add_strict_argument, warning
+from rewardkit.cli._workers import add_budget_argument, run_budget
 from rewardkit.engine import DEFAULT_TIMEOUT
 
 if TYPE_CHECKING:
@@ -108,6 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="print the end-of-run summary as one JSON document (counts, mean reward, time, "
         "judges without a value, the silent-zero flag) instead of its lines",
     )
+    add_budget_argument(parser)
     add_strict_argument(parser)
     return parser
 
@@ -119,7 +121,8 @@ def main(argv: list[str]) -> int:
     os.environ.setdefault("REWARDKIT_JAIL_COMMANDS", "1")
     start = time.perf_counter()
     try:
-        counts = _run(args)
+        with run_budget(args.max_cost_usd):
+            counts = _run(args)
     except ConfigError as exc:
         print(f"rewardkit score: error: {exc}", file=sys.stderr)
         return EXIT_CONFIG

@@ -21,7 +21,7 @@ from rewardkit._verifier import (
 from rewardkit.cli import SUBCOMMANDS
 from rewardkit.cli._strict import add_strict_argument
 from rewardkit.cli._syspath import keep_off_sys_path
-from rewardkit.cli._workers import add_worker_arguments
+from rewardkit.cli._workers import add_budget_argument, add_worker_arguments, run_budget
 from rewardkit.engine import Limits
 from rewardkit.outputs import format_comparison
 
@@ -160,6 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="after the rewards, list every criterion with its value (default: only those "
         f"below 1.0, at most {SHOWN})",
     )
+    add_budget_argument(parser)
     add_strict_argument(parser)
     return parser
 
@@ -191,15 +192,16 @@ def main(argv: list[str]) -> int:
     if args.output == DEFAULT_OUTPUT:
         print(f"rewardkit: writing {DEFAULT_OUTPUT} (the default; --output PATH)", file=sys.stderr)
     try:
-        results = verify(
-            args.tests_dirs,
-            args.workspace,
-            args.output,
-            limits=limits,
-            on_error=args.on_error,
-            yolo=args.yolo,
-            emit_judges=args.emit_judges,
-        )
+        with run_budget(args.max_cost_usd):
+            results = verify(
+                args.tests_dirs,
+                args.workspace,
+                args.output,
+                limits=limits,
+                on_error=args.on_error,
+                yolo=args.yolo,
+                emit_judges=args.emit_judges,
+            )
     except ConfigError as exc:
         print(f"rewardkit: error: {exc}", file=sys.stderr)
         return EXIT_CONFIG

@@ -96,7 +96,8 @@ class _Folder:
 
     def extra(self, extra: Extra, inputs: Sequence[Node]) -> float:
         components = [
-            Component(self.result(n).score, extra.weights.get(n.name, n.weight)) for n in inputs
+            Component(self._score(self.result(n)), extra.weights.get(n.name, n.weight))
+            for n in inputs
         ]
         return round(self._aggregate(components, extra.scoring), DIGITS)
 
@@ -114,17 +115,29 @@ class _Folder:
     def _group(self, group: Group) -> GroupResult:
         children = tuple(self.result(child) for child in group.inputs)
         components = [
-            Component(result.score, group.weight_of(child))
+            Component(self._score(result), group.weight_of(child))
             for result, child in zip(children, group.inputs, strict=True)
         ]
         return GroupResult(
             group, children, round(self._aggregate(components, group.scoring), DIGITS)
         )
 
+    def _score(self, result: NodeResult) -> float | None:
+        """What `result` gives its parent: None when it abstained (every outcome under it
+        skipped, e.g. by a spent budget), so that it is left out there, as a skipped criterion
+        is left out of its leaf, rather than counted as 0."""
+        return None if _abstained(result) else result.score
+
     def _aggregate(self, components: list[Component], scoring: Scoring) -> float:
         return aggregate(
             components, scoring.mode, threshold=scoring.threshold, on_error=self.on_error
         )
+
+
+def _abstained(node: NodeResult) -> bool:
+    if isinstance(node, LeafResult):
+        return bool(node.outcomes) and all(o.status == "skipped" for o in node.outcomes)
+    return all(_abstained(child) for child in node.children)
 
 
 def _outcomes(node: NodeResult) -> list[Outcome]:

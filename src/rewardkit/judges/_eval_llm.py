@@ -36,7 +36,8 @@ from rewardkit.judges._eval import EvalJudge
 from rewardkit.judges._parse import ReplyError, extract_json
 from rewardkit.judges._prompt import fence
 from rewardkit.judges._template import WORK_VARIABLES, TemplateError, render, uses
-from rewardkit.models import CompletionRequest
+from rewardkit.models import CompletionRequest, Usage
+from rewardkit.models._prices import BudgetReached
 
 __all__ = [
     "MAX_FILE_CHARS",
@@ -107,6 +108,7 @@ async def evaluate_llm(
     model = judge_model(judge)
     answers: list[tuple[Any, str]] = []
     errors: list[JudgeError] = []
+    usage = Usage()
     for sample in range(judge.samples):
         request = CompletionRequest(
             model=model,
@@ -117,17 +119,23 @@ async def evaluate_llm(
             sample=sample,
         )
         try:
-            _, parsed = await client.complete(
+            result, parsed = await client.complete(
                 request, parse=lambda t: parse_answer(t, judge, numeric)
             )
         except JudgeError as exc:
             errors.append(exc)
+            usage = usage + exc.usage if exc.usage is not None else usage
             continue
         except ConfigError as exc:  # the model needs LiteLLM, not installed: names the extra
             errors.append(JudgeError(str(exc)))
             continue
+        usage = usage + result.usage
         answers.append(parsed)
+    if usage != Usage():  # tokens and cost of this judge's calls on this case
+        base = replace(base, extra={**base.extra, "usage": usage.as_dict()})
     if not answers:
+        if errors and all(isinstance(e, BudgetReached) for e in errors):  # abstains
+            return done(base, started, status="skipped", reasoning=str(errors[0]), model=model)
         status = "timeout" if any(isinstance(e, JudgeTimeout) for e in errors) else "error"
         return done(base, started, status=status, error=str(errors[0]) if errors else "no reply")
     failures = [str(e) for e in errors]

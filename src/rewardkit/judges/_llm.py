@@ -25,6 +25,7 @@ from rewardkit.judges._prompt import JudgeRequest, plan_requests
 from rewardkit.judges._toml_judge import DefinedJudge, criterion_extra, failed_run, verdict_outcome
 from rewardkit.judges._trajectory import render_trajectory, trajectory_path
 from rewardkit.models import CompletionRequest, ModelClient, Usage, missing_keys
+from rewardkit.models._prices import BudgetReached
 
 __all__ = ["LLMJudge"]
 
@@ -145,6 +146,18 @@ class LLMJudge(DefinedJudge):
             if usage is not None:
                 outcome.extra["usage"] = usage.as_dict()
             return outcome
+        unsent = [c.error for c in calls if isinstance(c.error, BudgetReached)]
+        if unsent and len(unsent) == len(calls):  # abstains: left out of the composition
+            return Outcome(
+                name=criterion.name,
+                status="skipped",
+                weight=criterion.weight,
+                description=criterion.description,
+                reasoning=str(unsent[0]),
+                model=self.definition.judge,
+                duration_ms=ms,
+                extra=criterion_extra(criterion),
+            )
         timed_out = any(isinstance(c.error, JudgeTimeout) for c in calls)
         return Outcome(
             name=criterion.name,

@@ -8,7 +8,8 @@ One `ModelClient` serves a whole run. For every request it
    of connections (`_http`), every other model through LiteLLM; a required key that is
    missing fails the request before any call, naming the variable;
 4. holds one permit of its model's limiter while a call is on the wire, so a run never has
-   more than `max_concurrent` calls in flight per model, whatever the judges' modes;
+   more than `max_concurrent` calls in flight per model, whatever the judges' modes; the
+   limit halves on overload answers (429/503/529) and grows back as calls succeed (`_aimd`);
 5. sends only what the model supports (`_capabilities`): the JSON schema,
    `reasoning_effort`, each extra parameter, images (the rest is reported in `dropped`);
 6. retries transient failures within a `RetryPolicy`, and asks again (up to 3 calls) when
@@ -21,21 +22,30 @@ One `ModelClient` serves a whole run. For every request it
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import copy
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from rewardkit._errors import JudgeAuthError, JudgeBadReply, JudgeError
+from rewardkit.models._aimd import AdaptiveLimiter, LimitStats
 from rewardkit.models._cache import ReplyCache
 from rewardkit.models._http import Http
+from rewardkit.models._prices import BudgetReached, Spend, budget_reason, load_prices, price
 from rewardkit.models._provider import Answer, Prepared, Provider
 from rewardkit.models._request import CompletionRequest, CompletionResult
-from rewardkit.models._retry import TRANSIENT, Failure, RetryPolicy, classify, judge_error, redact
+from rewardkit.models._retry import (
+    TRANSIENT,
+    Failure,
+    RetryPolicy,
+    classify,
+    judge_error,
+    overloaded,
+    redact,
+)
 from rewardkit.models._retry import retry_after as asked_wait
 from rewardkit.models._route import Route, needs_litellm, route
 from rewardkit.models._usage import Usage
@@ -57,6 +67,10 @@ class ClientStats:
     """Requests that joined an identical one in flight."""
     in_flight: int = 0
     max_in_flight: int = 0
+    limits: dict[str, LimitStats] = field(default_factory=dict)
+    """Each model's adaptive limit: now, its lowest, and how often it backed off."""
+    refused: int = 0
+    """Calls not sent because the run's budget was spent."""
 
 
 @dataclass(frozen=True)
@@ -97,9 +111,13 @@ class ModelClient:
     """Sends a run's chat-completion requests; one per run and event loop.
 
     Args:
-        max_concurrent: calls in flight at once per model (0 = unlimited).
+        max_concurrent: calls in flight at once per model, at most (0 = unlimited); the
+            limit halves on overload answers and recovers by one per window of successes
+            (see `AdaptiveLimiter`).
         cache_dir: a directory for the persistent reply cache (`None`: no cache).
         retry: how hard to retry; see `RetryPolicy`.
+        spend: the run's budget, shared by its clients (default: `Spend.from_env()`,
+            `REWARDKIT_MAX_COST_USD`); see `_prices`.
 
     Use it as `async with ModelClient(...) as client:`, or call `aclose()` before the loop
     ends, so its connections (and LiteLLM's sessions, when it was used) close with the loop
@@ -112,6 +130,7 @@ class ModelClient:
         max_concurrent: int = 8,
         cache_dir: Path | str | None = None,
         retry: RetryPolicy = DEFAULT_RETRY,
+        spend: Spend | None = None,
     ) -> None:
         if isinstance(max_concurrent, bool) or not isinstance(max_concurrent, int):
             raise TypeError(f"max_concurrent must be an int (got {max_concurrent!r})")
@@ -123,9 +142,13 @@ class ModelClient:
         self.retry = retry
         self.cache = ReplyCache(cache_dir) if cache_dir is not None else None
         self.stats = ClientStats()
-        self._limiters: dict[str, asyncio.Semaphore] = {}
+        self._limiters: dict[str, AdaptiveLimiter] = {}
         self._inflight: dict[tuple[str, int], _Shared] = {}
         self._providers: dict[str, Provider] = {}
+        self.prices = load_prices()
+        self.spend = spend if spend is not None else Spend.from_env()
+        """The run's budget (`REWARDKIT_MAX_COST_USD`): checked when a call takes its
+        permit, counted as replies arrive; calls already in flight finish."""
 
     async def __aenter__(self) -> ModelClient:
         return self
@@ -271,6 +294,8 @@ class ModelClient:
             attempts += 1
             try:
                 answer = await self._send(provider, prepared, request, deadline)
+            except BudgetReached:
+                raise
             except Exception as exc:  # classified below; CancelledError is not caught
                 failure = classify(exc)
                 timeouts += failure == "timeout"
@@ -288,7 +313,9 @@ class ModelClient:
                     ) from None
                 await asyncio.sleep(wait)
                 continue
-            return _Reply(answer.text, answer.usage, attempts, prepared.dropped)
+            usage = price(answer.usage, request.model, self.prices)
+            self.spend.add(usage)  # before any other task runs: the next gate sees it
+            return _Reply(answer.text, usage, attempts, prepared.dropped)
 
     async def _send(
         self,
@@ -297,7 +324,9 @@ class ModelClient:
         request: CompletionRequest,
         deadline: _Deadline,
     ) -> Answer:
-        async with self._limiter(request.model):
+        limiter = self._limiter(request.model)
+        async with limiter.slot() as permit:
+            self._gate(request)
             self.stats.calls += 1
             self.stats.in_flight += 1
             self.stats.max_in_flight = max(self.stats.max_in_flight, self.stats.in_flight)
@@ -305,15 +334,33 @@ class ModelClient:
                 # The provider's timeout bounds each socket operation, which a drip of one
                 # byte a second never trips; the deadline bounds the request as a whole.
                 async with asyncio.timeout_at(deadline.start()):
-                    return await provider.send(prepared, max(deadline.left(), 0.001))
+                    answer = await provider.send(prepared, max(deadline.left(), 0.001))
+            except Exception as exc:
+                if overloaded(exc):  # before the permit goes back: fewer calls at once
+                    limiter.backoff(permit)
+                raise
             finally:
                 self.stats.in_flight -= 1
+            limiter.success(permit)
+            return answer
 
-    def _limiter(self, model: str) -> contextlib.AbstractAsyncContextManager[Any]:
-        if self.max_concurrent == 0:
-            return contextlib.nullcontext()
+    def _gate(self, request: CompletionRequest) -> None:
+        """Refuse a new call once the budget is spent (checked holding the permit, so
+        a call that waited for one sees every reply that came in meanwhile)."""
+        if self.spend.reached():
+            self.stats.refused += 1
+            limit = self.spend.limit or 0.0
+            raise BudgetReached(
+                f"{request.model}: {budget_reason(limit)} (spent ${self.spend.spent:.4f}); "
+                "no call was made",
+                model=request.model,
+            )
+
+    def _limiter(self, model: str) -> AdaptiveLimiter:
         if model not in self._limiters:
-            self._limiters[model] = asyncio.Semaphore(self.max_concurrent)
+            limiter = AdaptiveLimiter(self.max_concurrent or None)
+            self._limiters[model] = limiter
+            self.stats.limits[model] = limiter.stats
         return self._limiters[model]
 
     def _wait(

@@ -36,6 +36,7 @@ __all__ = [
     "RetryPolicy",
     "classify",
     "judge_error",
+    "overloaded",
     "provider_message",
     "redact",
     "retry_after",
@@ -105,6 +106,18 @@ def classify(exc: BaseException) -> Failure:
     if status is not None and (status >= 500 or status in (409, 425)):
         return "unavailable"
     return "request"
+
+
+OVERLOAD_STATUSES = frozenset({429, 503, 529})
+"""Answers saying the provider is overloaded: rate limited, unavailable, Anthropic's 529."""
+
+
+def overloaded(exc: BaseException) -> bool:
+    """Whether `exc` says the provider wants fewer calls at once (lowers the model's limit)."""
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    return status_of(exc) in OVERLOAD_STATUSES or bool(
+        names & {"RateLimitError", "ServiceUnavailableError", "OverloadedError"}
+    )
 
 
 _NO_KEY = re.compile(

@@ -14,7 +14,7 @@ from typing import Any
 
 from rewardkit.report._stats import BOOTSTRAP_MAX_N, Z95, Estimate, estimate, wilson_interval
 
-__all__ = ["JudgeTally", "Series"]
+__all__ = ["JudgeTally", "Series", "add_usage"]
 
 
 class Series:
@@ -82,9 +82,12 @@ class JudgeTally:
         self._kinds: set[bool] = set()
         self._samples: int | None = None
         self._stable = self._sampled = 0
+        self.usage: dict[str, int | float] = {}
+        """Tokens and cost of the judge's calls over the cases (`add_usage`)."""
 
     def add(self, entry: Mapping[str, Any]) -> None:
         """Take the judge's entry of one more case."""
+        add_usage(self.usage, entry.get("usage"))
         status = entry["status"]
         self.errored += status in ("error", "timeout")
         self.skipped += status == "skipped"
@@ -128,7 +131,20 @@ class JudgeTally:
                 "stable_cases": self._stable,
                 "total_cases": self._sampled,
             }
+        if self.usage:
+            entry["usage"] = dict(self.usage)
         return entry
+
+
+def add_usage(total: dict[str, int | float], usage: Any) -> None:
+    """Add one `usage` dict (`Usage.as_dict()`) into `total`, field by field. `cost_usd` is
+    the sum of the costs known: a call whose price is unknown adds none, and a total with no
+    known cost has no `cost_usd`."""
+    if not isinstance(usage, Mapping):
+        return
+    for key, value in usage.items():
+        if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+            total[key] = total.get(key, 0) + value
 
 
 def _grow(partials: list[float], x: float) -> None:

@@ -30,7 +30,7 @@ from rewardkit._evaluate import CaseResult
 from rewardkit._outcome import Outcome
 from rewardkit.compose._thresholds import Regression, regressions, report
 from rewardkit.outputs._files import atomic_writer
-from rewardkit.outputs._tally import JudgeTally, Series
+from rewardkit.outputs._tally import JudgeTally, Series, add_usage
 from rewardkit.sources.eval_yaml import PAIRWISE, EvalSuite
 
 __all__ = [
@@ -87,6 +87,11 @@ def summarize(
         "reward": {"cases": rewards.n, "mean": stats.mean, **stats.as_dict()},
         "composition": _composition(suite),
     }
+    usage: dict[str, int | float] = {}
+    for judge in judges.values():
+        add_usage(usage, judge.get("usage"))
+    if usage:  # what the run's model calls spent, every judge together
+        summary["usage"] = usage
     metrics = run_metrics(run_result) if run_result is not None else None
     if metrics:
         summary["run_metrics"] = metrics
@@ -142,7 +147,7 @@ def _case_judge(outcome: Outcome) -> dict[str, Any]:
     }
     if outcome.error:
         entry["error"] = outcome.error
-    for key in ("metrics", "stability", "sample_rationales", "step"):
+    for key in ("metrics", "stability", "sample_rationales", "step", "usage"):
         if key in outcome.extra:
             entry[key] = outcome.extra[key]
     return entry
@@ -202,6 +207,9 @@ def terminal_lines(summary: Mapping[str, Any]) -> list[str]:
             f"pairwise {pairwise['run_a']} vs {pairwise['run_b']}: A wins {pairwise['wins_a']} | "
             f"B wins {pairwise['wins_b']} | ties {pairwise['ties']} | errors {pairwise['errors']}"
         )
+    spent = summary.get("usage", {}).get("cost_usd")
+    if spent is not None:
+        lines.append(f"cost: ${spent:.4f} ({summary['usage'].get('total_tokens', 0)} tokens)")
     if "regressions" in summary:
         lines += ["", *report([Regression(**entry) for entry in summary["regressions"]])]
     return lines
