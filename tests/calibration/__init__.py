@@ -1,0 +1,1 @@
+"""Tests of `rewardkit calibrate` (a package, so its conftest.py never shadows another)."""
