@@ -1,6 +1,6 @@
 """`rewardkit report INPUT [--out report.html] [--json]`: statistics, a baseline comparison and
 RL-signal diagnostics of a scored run, in the terminal, as JSON, or as one self-contained HTML
-file."""
+file; or, for a `calibration.json` (`rewardkit calibrate`), the judge's calibration."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from rewardkit._errors import ConfigError
 
@@ -22,12 +23,18 @@ def build_parser() -> argparse.ArgumentParser:
         prog="rewardkit report",
         description="Report on a scored run: an eval run (summary.json or its directory), a "
         "Harbor job directory (<trial>/verifier/reward.json), or a `rewardkit score` results "
-        ".jsonl. Without --out, print the per-criterion table (or, with --json, its numbers).",
+        ".jsonl; or a `rewardkit calibrate` calibration.json. Without --out, print the "
+        "per-criterion table (or, with --json, its numbers).",
         epilog=f"exit codes: {EXIT_OK} ok (unreadable files are listed, the rest reported); "
-        f"{EXIT_BAD_INPUT} no such input, or not one result in it, or an invalid --eval; "
+        f"{EXIT_BAD_INPUT} no such input, or not one result in it, a malformed calibration.json, "
+        "or an invalid --eval; "
         f"{EXIT_INTERNAL} an internal error.",
     )
-    parser.add_argument("input", type=Path, help="summary.json, a job directory, or results.jsonl")
+    parser.add_argument(
+        "input",
+        type=Path,
+        help="summary.json, a job directory, results.jsonl, or a calibration.json",
+    )
     parser.add_argument("--out", type=Path, help="write the HTML report here")
     parser.add_argument(
         "--baseline", type=Path, help="another run to compare with, case by case (same kinds)"
@@ -66,6 +73,13 @@ def build_parser() -> argparse.ArgumentParser:
         "reward's and each judge's mean, standard error, 95%% interval and outcome counts, "
         "pass@k, the baseline comparison, the RL-signal diagnostics and the input problems",
     )
+    parser.add_argument(
+        "--calibration",
+        type=Path,
+        metavar="CALIBRATION_JSON",
+        help="a `rewardkit calibrate` calibration.json of the run's judge: its figures after "
+        "the table, under `calibration` with --json, and as a section of the page",
+    )
     parser.add_argument("--title", help="the HTML page's title (default: the suite's name)")
     return parser
 
@@ -83,6 +97,18 @@ def main(argv: list[str]) -> int:
 
         keep_off_sys_path(args.cases)
     try:
+        from rewardkit.report._calibration import read_calibration
+
+        calibration = read_calibration(args.input)
+        extra = None
+        if args.calibration is not None and calibration is None:
+            extra = read_calibration(args.calibration, required=True)
+    except ConfigError as exc:
+        print(f"rewardkit report: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if calibration is not None:
+        return _calibration(parser, args, calibration)
+    try:
         report = build_report(
             args.input,
             baseline=args.baseline,
@@ -95,6 +121,10 @@ def main(argv: list[str]) -> int:
     except ConfigError as exc:
         print(f"rewardkit report: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    if extra is not None:
+        from dataclasses import replace
+
+        report = replace(report, calibration=extra)
     for problem in report.run.problems:
         print(f"rewardkit: warning: {problem}", file=sys.stderr)
     if args.out is not None:
@@ -115,4 +145,32 @@ def main(argv: list[str]) -> int:
             comparison=report.comparison,
             diagnostics=report.diagnostics,
         )
+        if extra is not None:
+            from rewardkit.report._calibration import calibration_lines
+
+            print("\n".join(["", *calibration_lines(extra)]))
+    return EXIT_OK
+
+
+def _calibration(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, data: dict[str, Any]
+) -> int:
+    """`rewardkit report calibration.json`: its table, its figures (--json), or a page."""
+    from rewardkit.report._calibration import calibration_html, calibration_lines
+
+    run_only = ("baseline", "rollouts", "suite", "cases", "calibration")
+    given = [name for name in run_only if getattr(args, name) is not None]
+    if given:
+        parser.error(f"--{given[0].replace('suite', 'eval')} reports on a run, not a calibration")
+    if args.out is not None:
+        from rewardkit.outputs._files import atomic_write
+
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(args.out, calibration_html(data, str(args.input), args.title))
+        print(f"wrote {args.out}", file=sys.stderr if args.json else sys.stdout)
+    if args.json:
+        json.dump(data, sys.stdout, indent=2, allow_nan=False)
+        print()
+    elif args.out is None:
+        print("\n".join(calibration_lines(data)))
     return EXIT_OK

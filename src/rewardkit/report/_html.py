@@ -7,7 +7,7 @@ reasons, errors, case ids, inputs and outputs are the agent's words and are alwa
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -41,12 +41,17 @@ def render_html(
     title: str | None = None,
     comparison: Comparison | None = None,
     diagnostics: Diagnostics | None = None,
+    calibration: Mapping[str, Any] | None = None,
 ) -> Iterator[str]:
-    """The report's HTML text, in pieces (the cases rendered one at a time)."""
-    from jinja2 import Environment, StrictUndefined
+    """The report's HTML text, in pieces (the cases rendered one at a time); with
+    `calibration` (a checked calibration.json), its "Calibration" section too."""
+    from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-    env = Environment(autoescape=True, undefined=StrictUndefined)
-    template = env.from_string(Path(__file__).with_name("report.html.j2").read_text("utf-8"))
+    from rewardkit.report._calibration import calibration_view
+
+    here = Path(__file__).parent
+    env = Environment(loader=FileSystemLoader(here), autoescape=True, undefined=StrictUndefined)
+    template = env.get_template("report.html.j2")
     listed = run.cases[:MAX_CASES]
     columns = _columns(listed, stats)
     return template.generate(
@@ -67,6 +72,7 @@ def render_html(
         failed_outcomes=stats.failed,
         comparison=comparison,
         diagnostics=diagnostics,
+        calibration=None if calibration is None else calibration_view(calibration),
         resamples=RESAMPLES,
         fmt=fmt,
         pct=pct,

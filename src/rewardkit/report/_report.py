@@ -40,12 +40,16 @@ class Report:
     comparison: Comparison | None = None
     diagnostics: Diagnostics | None = None
     """Present when some group (a prompt, a task) has more than one sample."""
+    calibration: Mapping[str, Any] | None = None
+    """A judge's checked calibration.json (`--calibration`): a section of the page, and the
+    `calibration` key of `data()`."""
 
     def data(self) -> dict[str, Any]:
         """What the terminal table and the lines after it show, as one JSON-ready mapping."""
         from rewardkit.report._data import report_data
 
-        return report_data(self)
+        found = report_data(self)
+        return found if self.calibration is None else {**found, "calibration": self.calibration}
 
     def html(self, title: str | None = None) -> str:
         """The self-contained HTML page."""
@@ -66,6 +70,7 @@ class Report:
             title=title,
             comparison=self.comparison,
             diagnostics=self.diagnostics,
+            calibration=self.calibration,
         )
 
 
