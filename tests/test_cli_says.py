@@ -248,3 +248,27 @@ def test_a_file_without_judges_is_nothing_to_score(tmp_path: Path) -> None:
         assert done.returncode == 2, done.stderr
         assert "nothing to score" in done.stderr
     assert not (tmp_path / "run").exists()
+
+
+def test_a_judge_error_quoting_the_agent_cannot_flood_or_drive_the_terminal(
+    tmp_path: Path,
+) -> None:
+    """An error message may quote what the agent wrote: 5 MB with escape sequences that
+    would clear the screen and print a fake verdict. The line shown is short and inert,
+    the recorded error capped."""
+    (tmp_path / "hostile.py").write_text(
+        "def judge(outputs):\n"
+        "    raise ValueError('\\x1b[2J\\x1b[32mall checks PASS\\x1b[0m\\n' + 'A' * 5_000_000)\n"
+    )
+    (tmp_path / "eval.yaml").write_text(
+        "dataset: {path: cases}\njudges:\n  - {name: j, module: hostile, function: judge}\n"
+    )
+    write_tree(tmp_path / "cases" / "c1", {"out.txt": "x"})
+    done = cli("eval", tmp_path / "eval.yaml", "--out", tmp_path / "run")
+    assert done.returncode == 3
+    (line,) = [x for x in done.stderr.splitlines() if "judge 'j' errored" in x]
+    assert "\x1b" not in done.stderr
+    assert len(line) <= 400
+    recorded = (tmp_path / "run" / "cases.jsonl").read_text()
+    assert len(recorded) < 5_000
+    assert "4,998,0" in recorded  # says how much was cut

@@ -29,6 +29,7 @@ is the message, which names the model and never contains an API key.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -57,6 +58,7 @@ __all__ = [
     "UntrustedInputError",
     "describe_exception",
     "did_you_mean",
+    "for_terminal",
     "raise_all",
 ]
 
@@ -233,6 +235,21 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
     return f" Did you mean {close[0]!r}?" if close else ""
 
 
+MESSAGE_CHARS = 2_000
+"""The most of an exception's message an error keeps (it may quote what the agent wrote)."""
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def for_terminal(text: str, limit: int | None = None) -> str:
+    """`text` safe to print: control characters (a terminal's escape sequences) shown as `?`,
+    line breaks and tabs as spaces, and, with `limit`, cut to that many characters."""
+    text = _CONTROL.sub("?", text.replace("\n", " ").replace("\t", " "))
+    if limit is not None and len(text) > limit:
+        text = f"{text[: limit - 1]}…"
+    return text
+
+
 def describe_exception(exc: BaseException, source: Path | None = None) -> str:
     """`Type: message (file:line)`, pointing at the deepest frame in `source` if any, and at
     the user's own code under it (`(helper.py:1, from checks.py:2)`); never at importlib's
@@ -242,7 +259,10 @@ def describe_exception(exc: BaseException, source: Path | None = None) -> str:
     if isinstance(exc, SyntaxError) and exc.filename and exc.lineno:
         return f"{type(exc).__name__}: {exc.msg} ({Path(exc.filename).name}:{exc.lineno})"
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith("<")]
-    message = f"{type(exc).__name__}: {str(exc) or type(exc).__name__}"
+    text = str(exc) or type(exc).__name__
+    if len(text) > MESSAGE_CHARS:
+        text = f"{text[:MESSAGE_CHARS]}… ({len(text) - MESSAGE_CHARS:,} more characters)"
+    message = f"{type(exc).__name__}: {text}"
     if not frames:
         return message
     if source is not None:

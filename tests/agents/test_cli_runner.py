@@ -288,6 +288,9 @@ def test_a_program_beside_the_eval_yaml_runs_through_config_dir(ctl: Path, tmp_p
         ("{type: cli, command: 'j \"x'}", "command", "cannot be split into words"),
         ("{type: cli, command: ./judge.sh}", "command", "write {config_dir}/judge.sh"),
         ("{type: cli, command: '{args}'}", "command", "may use no placeholder"),
+        # the case's text never becomes a shell script: the agent's output would be commands
+        ("{type: cli, command: \"bash -c 'judge {args}'\"}", "command", "shell's -c script"),
+        ("{type: cli, command: [sh, -lc, 'judge \"{args}\"']}", "command", "shell's -c script"),
         ("{type: cli, command: j, env: [A]}", "env", "must be a mapping"),
         ("{type: cli, command: j, env: {1A: x}}", "env", "'1A' is not a variable name"),
         ("{type: cli, command: j, env: {A: null}}", "env", "A: must be a string"),

@@ -19,7 +19,6 @@ place of `output`; an eval.yaml judge then reads its files.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from rewardkit._errors import ConfigError
+from rewardkit._untrusted import loads_json
 
 __all__ = ["Item", "Kind", "item_kind", "read_cases", "read_jsonl", "record_of"]
 
@@ -112,8 +112,8 @@ def read_cases(records: Sequence[tuple[str, Mapping[str, Any]]], root: Path) -> 
 
 def _item(raw: bytes, where: str, base: Path) -> Item:
     try:
-        data = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        data = loads_json(raw, "a labelled item")  # depth and size caps: the file is not ours
+    except ValueError as exc:
         raise ConfigError(
             f"not valid JSON ({exc}). Write one JSON object per line", path=where
         ) from None

@@ -12,11 +12,11 @@ from rewardkit.calibration import _metrics as m
 from rewardkit.calibration._agreement import bootstrap
 from rewardkit.calibration._labels import Item
 from rewardkit.calibration._probes import confident, padded, swapped, wrong_items
+from rewardkit.calibration._table import SCHEMA
 from rewardkit.calibration._targets import Target
 
 __all__ = ["SCHEMA", "Options", "agreement_of", "calibrate"]
 
-SCHEMA = "rewardkit.calibration/1"
 MAX_ERRORS_SHOWN = 20
 
 

@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["headline", "table_lines"]
+__all__ = ["SCHEMA", "headline", "table_lines"]
+
+SCHEMA = "rewardkit.calibration/1"
+"""The schema of `calibration.json` (what `rewardkit report` reads)."""
 
 _ROWS = {
     "pass_fail": ("accuracy", "precision", "recall", "specificity", "kappa"),

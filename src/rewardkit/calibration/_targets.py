@@ -7,12 +7,14 @@ import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rewardkit._errors import ConfigError
 from rewardkit._outcome import Outcome
-from rewardkit.judges import EvalJudge
-from rewardkit.sources.eval_yaml import EvalSuite
+
+if TYPE_CHECKING:
+    from rewardkit.judges import EvalJudge
+    from rewardkit.sources.eval_yaml import EvalSuite
 
 __all__ = ["Records", "Target", "check_workspaces", "eval_target", "tests_target"]
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rewardkit._errors import ConfigError
+from rewardkit._errors import ConfigError, for_terminal
 from rewardkit.cli._strict import add_strict_argument, warning
 from rewardkit.cli._syspath import keep_off_sys_path
 from rewardkit.cli._workers import add_budget_argument, add_worker_arguments, run_budget
@@ -179,6 +179,8 @@ class _Seen:
     the cases whose reward could not be composed."""
 
     ERROR_LINES = 20
+    LINE_CHARS = 400
+    """An error line is cut there (a judge's error may quote pages of what the agent wrote)."""
 
     def __init__(self, watch: ScaleWatch, say: Callable[[str], None]) -> None:
         self.watch, self.say = watch, say
@@ -200,7 +202,8 @@ class _Seen:
             for problem in problems:
                 self.errors += 1
                 if self.errors <= self.ERROR_LINES:
-                    self.say(f"rewardkit eval: case {result.case_id}: {problem}")
+                    line = f"rewardkit eval: case {result.case_id}: {problem}"
+                    self.say(for_terminal(line, self.LINE_CHARS))
             self.scored += 1
             scored_above = any((o.value or 0) > 0 for o in result.outcomes)
             if result.note is None and result.reward == 0 and scored_above:

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from rewardkit import __version__
-from rewardkit._errors import ConfigError
+from rewardkit._errors import ConfigError, for_terminal
 from rewardkit._verifier import (
     DEFAULT_OUTPUT,
     DEFAULT_WORKSPACE,
@@ -221,10 +221,8 @@ def main(argv: list[str]) -> int:
         sys.modules["rewardkit.models._litellm"].prepare_exit()
     failures = [(r, o) for r in results for o in r.failures]
     for _, outcome in failures:
-        print(
-            f"rewardkit: criterion {outcome.name!r} {outcome.status}: {outcome.error}",
-            file=sys.stderr,
-        )
+        line = f"rewardkit: criterion {outcome.name!r} {outcome.status}: {outcome.error}"
+        print(for_terminal(line), file=sys.stderr)
     return EXIT_CRITERION_ERRORS if failures else EXIT_OK
 
 
@@ -251,7 +249,8 @@ def _table(labels: Iterable[str], results: list[Verdict], *, verbose: bool) -> l
     for name, outcome in shown:
         value = f"{outcome.value:.2f}" if outcome.value is not None else outcome.status
         why = outcome.error or outcome.reasoning or ""
-        lines.append(f"  {value:>7}  {name:<{width}}  {textwrap.shorten(why, 100)}".rstrip())
+        why = textwrap.shorten(for_terminal(why), 100)
+        lines.append(f"  {value:>7}  {name:<{width}}  {why}".rstrip())
     if len(rows) > len(shown):
         lines.append(f"  ... and {len(rows) - len(shown)} more (-v lists every criterion)")
     return lines

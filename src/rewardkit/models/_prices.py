@@ -212,7 +212,9 @@ class Spend:
         if self.ledger is None:
             return self._spent
         try:
-            return float(self.ledger.read_text(encoding="utf-8") or 0)
+            with open(self.ledger, encoding="utf-8") as file:
+                fcntl.flock(file, fcntl.LOCK_SH)  # never between `add`'s truncate and write
+                return float(file.read() or 0)
         except (OSError, ValueError):
             return 0.0
 
@@ -238,6 +240,7 @@ class Spend:
             file.seek(0)
             file.truncate()
             file.write(repr(before + usage.cost_usd))
+            file.flush()  # before the lock is let go
 
 
 def shared_budget(limit: float | None) -> contextlib.AbstractContextManager[Spend | None]:

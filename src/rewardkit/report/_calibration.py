@@ -10,18 +10,16 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from rewardkit._errors import ConfigError
+from rewardkit._errors import ConfigError, for_terminal
 from rewardkit._untrusted import loads_json, read_text
+from rewardkit.calibration._table import SCHEMA
 
 __all__ = ["SCHEMA", "calibration_html", "calibration_lines", "read_calibration"]
 
-SCHEMA = "rewardkit.calibration/1"
-"""The one `calibration.json` schema this report reads (`rewardkit.calibration._run.SCHEMA`)."""
 MAX_CALIBRATION_BYTES = 16 << 20
 """The largest calibration.json read (16 MiB)."""
 _KINDS = ("pass_fail", "score", "preference")
@@ -199,14 +197,11 @@ def _check(data: Mapping[str, Any]) -> None:
         _need(isinstance(gate.get("passed"), bool), "min_agreement.passed", "true or false")
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
 def calibration_lines(data: Mapping[str, Any]) -> list[str]:
     """The terminal table `rewardkit calibrate` prints (its control characters shown as `?`)."""
     from rewardkit.calibration._table import table_lines
 
-    return [_CONTROL.sub("?", line) for line in table_lines(data)]
+    return [for_terminal(line) for line in table_lines(data)]
 
 
 def calibration_html(data: Mapping[str, Any], source: str, title: str | None = None) -> str:

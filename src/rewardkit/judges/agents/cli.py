@@ -225,9 +225,29 @@ def _words(command: Any, problems: list[tuple[str, str]]) -> list[str]:
         return []
     if not words or not words[0]:
         problems.append(("command", f"must name a program, {example} (got {command!r})"))
-    elif problem := _program_problem(words[0]):
+    elif problem := _program_problem(words[0]) or _shell_problem(words):
         problems.append(("command", problem))
     return words
+
+
+_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "fish"})
+_UNTRUSTED = ("{args}", "{system_prompt}", "{workspace}", "{output_dir}")
+"""Placeholders whose text comes from the case: never inside a shell's script."""
+
+
+def _shell_problem(words: list[str]) -> str | None:
+    """A shell's `-c` script naming a placeholder filled with the case's text: the agent's
+    output would be run as commands."""
+    if Path(words[0].replace("{config_dir}", "")).name not in _SHELLS:
+        return None
+    scripts = [w for w in words[1:] if any(p in w for p in _UNTRUSTED)]
+    command_flag = any(w[:1] == "-" and w[1:2] != "-" and "c" in w for w in words[1:])
+    if not command_flag or not scripts:
+        return None
+    return (
+        f"passes {scripts[0]!r} to a shell's -c script, which would run the case's text as "
+        "commands: give {args} as its own word, or read the prompt from stdin or {prompt_file}"
+    )
 
 
 def _program_problem(word: str) -> str | None:
