@@ -382,3 +382,17 @@ def test_a_prompt_too_long_for_one_argument(ctl: Path, tmp_path: Path, passed: s
         (call,) = calls(ctl)
         assert long in call["last_file"]  # the file {prompt_file} named
         assert long in call["stdin"]
+
+
+def test_a_secret_forwarded_under_a_harmless_name_is_still_hidden(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`env: {JUDGE_CRED: $ANTHROPIC_API_KEY}`: the value's name in the CLI's environment is
+    harmless, but it is the verifier's secret, so logs and errors never show it."""
+    from rewardkit.judges.agents._base import redact
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-forwarded-0123456789")
+    text = "auth failed for sk-ant-forwarded-0123456789 (JUDGE_CRED)"
+    assert redact(text, {"JUDGE_CRED": "sk-ant-forwarded-0123456789"}) == (
+        "auth failed for *** (JUDGE_CRED)"
+    )

@@ -172,3 +172,17 @@ def test_charts_fit_the_page_and_carry_their_values(job: Path) -> None:
     assert 'data-tip="checks/tests_pass: 66.7% [39.1%, 86.2%]"' in page
     assert 'data-tip="quality/readability: 1 error"' in page
     assert re.search(r'data-tip="reward in \[0\.\d, 0\.\d\): \d+ cases"', page)
+
+
+def test_a_huge_agent_log_is_read_only_as_far_as_the_page_shows(job: Path) -> None:
+    """A trial's agent may leave a log of many MiB; the page shows 4,000 characters, so only
+    about that much is read, and the mark still counts everything left out."""
+    trial = next(p for p in sorted(job.iterdir()) if (p / "agent").is_dir())
+    huge = "x" * (12 << 20)
+    for log in (trial / "agent").glob("*.txt"):
+        log.write_text(huge)
+    report = build_report(job)
+    case = next(c for c in report.run.cases if c.output is not None and trial.name in c.id)
+    assert case.output is not None
+    assert len(case.output.text) == 4000
+    assert case.output.more >= (12 << 20) - 4000

@@ -15,12 +15,13 @@ read is the run's problem; why a case has no input or output is said once, in `R
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from rewardkit._errors import ConfigError, UntrustedInputError
-from rewardkit._untrusted import read_text, walk_files
+from rewardkit._untrusted import open_file, walk_files
 from rewardkit.report._load import why_unreadable
 from rewardkit.report._rollouts import completion_text, prompt_text, samples
 from rewardkit.report._run import Case, Run, excerpt
@@ -32,8 +33,9 @@ OUTPUT_CHARS = 4_000
 MAX_LOGS = 20
 """The most `agent/*.txt` logs read of one Harbor trial."""
 MAX_LOG_BYTES = 16 << 20
-Texts = dict[str, tuple[str | None, str | None]]
-"""Case id → its input and output, uncut."""
+Texts = dict[str, tuple[str | None, str | None, int]]
+"""Case id → its input and output, and how much of the output was left unread (a trial's
+logs are read only as far as the page shows them)."""
 
 
 def attach_texts(
@@ -50,15 +52,14 @@ def attach_texts(
         texts = _eval(run, suite, cases)
     else:
         texts = _harbor(run)
-    run.cases[:] = [_with(case, *texts.get(case.id, (None, None))) for case in run.cases]
+    run.cases[:] = [_with(case, *texts.get(case.id, (None, None, 0))) for case in run.cases]
 
 
-def _with(case: Case, given: str | None, produced: str | None) -> Case:
-    return replace(
-        case,
-        input=None if not given else excerpt(given, INPUT_CHARS),
-        output=None if not produced else excerpt(produced, OUTPUT_CHARS),
-    )
+def _with(case: Case, given: str | None, produced: str | None, unread: int) -> Case:
+    output = None if not produced else excerpt(produced, OUTPUT_CHARS)
+    if output is not None and unread:
+        output = replace(output, more=output.more + unread)
+    return replace(case, input=None if not given else excerpt(given, INPUT_CHARS), output=output)
 
 
 def _rollouts(run: Run, path: Path | None) -> Texts:
@@ -75,7 +76,7 @@ def _rollouts(run: Run, path: Path | None) -> Texts:
     try:
         for key, sample in samples(path):
             if key in wanted and isinstance(sample, dict):
-                found[key] = (prompt_text(sample), completion_text(sample))
+                found[key] = (prompt_text(sample), completion_text(sample), 0)
     except (OSError, UntrustedInputError):
         pass  # `rollout_lengths` reported it
     return found
@@ -106,7 +107,7 @@ def _eval(run: Run, suite_path: Path | None, cases: Path | None) -> Texts:
         except (ConfigError, OSError, UntrustedInputError) as exc:
             run.problem(str(root / case.id), why_unreadable(exc))
             continue
-        found[case.id] = (_given(record), _produced(record))
+        found[case.id] = (_given(record), _produced(record), 0)
     return found
 
 
@@ -138,25 +139,32 @@ def _harbor(run: Run) -> Texts:
     for case in run.cases:
         verifier = Path(case.source)
         trial = verifier.parent if verifier.name == "verifier" else verifier
-        logs = _agent_logs(trial / "agent", run)
+        logs, unread = _agent_logs(trial / "agent", run)
         if logs:
-            found[case.id] = (None, logs)
+            found[case.id] = (None, logs, unread)
     return found
 
 
-def _agent_logs(directory: Path, run: Run) -> str:
-    """The trial's `agent/*.txt` logs, each as a `### name` section."""
+def _agent_logs(directory: Path, run: Run) -> tuple[str, int]:
+    """The trial's `agent/*.txt` logs, each as a `### name` section, read only as far as the
+    page shows them (each character takes at most 4 bytes); and the bytes left unread."""
     if not directory.is_dir():
-        return ""
+        return "", 0
     files, _ = walk_files(directory, max_entries=MAX_LOGS, max_depth=1)
-    parts = []
+    parts: list[str] = []
+    wanted, unread = OUTPUT_CHARS * 4, 0
     for rel in files:
         if rel.suffix != ".txt":
             continue
         try:
-            text = read_text(directory, rel, author=False, cap=MAX_LOG_BYTES, errors="replace")
+            with open_file(directory, rel, author=False, cap=MAX_LOG_BYTES) as file:
+                size = os.fstat(file.fileno()).st_size
+                data = file.read(wanted)
         except (OSError, UntrustedInputError) as exc:
             run.problem(str(directory / rel), why_unreadable(exc))
             continue
-        parts.append(f"### {rel}\n\n{text.strip(chr(10))}")
-    return "\n\n".join(parts)
+        wanted -= len(data)
+        unread += size - len(data)
+        if data:
+            parts.append(f"### {rel}\n\n{data.decode('utf-8', 'replace').strip(chr(10))}")
+    return "\n\n".join(parts), unread

@@ -311,8 +311,10 @@ def _kill_group(pid: int) -> None:
 
 
 def redact(text: str, env: Mapping[str, str]) -> str:
-    """`text` with the values of secret-looking variables of `env` replaced by `***`."""
-    for name, value in env.items():
+    """`text` with the values of secret-looking variables of `env`, and of the verifier's own
+    environment, replaced by `***` (a `cli` runner's `JUDGE_CRED: $ANTHROPIC_API_KEY` gives a
+    secret a harmless name)."""
+    for name, value in {**os.environ, **env}.items():
         if _SECRET_NAME.search(name) and len(value) >= 8 and value in text:
             text = text.replace(value, "***")
     return text
