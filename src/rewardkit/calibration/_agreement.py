@@ -15,6 +15,8 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeVar
 
+from rewardkit.report._moments import correlation
+
 __all__ = [
     "Confusion",
     "Interval",
@@ -121,9 +123,8 @@ def pearson(x: Sequence[float], y: Sequence[float]) -> float | None:
     sxy = math.fsum((a - mx) * (b - my) for a, b in zip(x, y, strict=True))
     sxx = math.fsum((a - mx) ** 2 for a in x)
     syy = math.fsum((b - my) ** 2 for b in y)
-    if sxx <= 0.0 or syy <= 0.0:
-        return None
-    return round(sxy / math.sqrt(sxx * syy), 12)
+    r = correlation(n, sxx, syy, sxy)
+    return None if r is None else round(r, 12)
 
 
 def spearman(x: Sequence[float], y: Sequence[float]) -> float | None:

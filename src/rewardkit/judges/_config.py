@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast, get_args
 
-from rewardkit._errors import ConfigError, did_you_mean
+from rewardkit._errors import ConfigError
 from rewardkit.judges._criteria_config import parse_criteria
 from rewardkit.judges._definition import (
     AGENTS,
@@ -68,24 +68,17 @@ _SEMVER = re.compile(r"v?\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.+-]+)?")
 
 def _supports(read: TableReader, kind: TomlKind) -> dict[str, bool]:
     """`[judge].supports`: what the model accepts, overriding the capability table."""
-    from rewardkit.models import FEATURES
+    from rewardkit.models._request import feature_flags
 
     value = read.table.get("supports", {})
     example = "supports = { response_format = true, images = false }"
     if not isinstance(value, dict):
         read.error(f"must be a table of true/false (got {value!r}), e.g. {example}", "supports")
         return {}
-    for key in value:
-        if key not in FEATURES:
-            hint = did_you_mean(key, FEATURES)
-            read.error(
-                f"unknown key {key!r}.{hint} It takes: {', '.join(FEATURES)}.", f"supports.{key}"
-            )
-        elif not isinstance(value[key], bool):
-            read.error(f"must be true or false (got {value[key]!r})", f"supports.{key}")
+    flags = feature_flags(value, read.error)
     if value and kind != "llm":
         read.error("only LLM judges take it (agents and JEV choose their own)", "supports")
-    return {k: v for k, v in value.items() if k in FEATURES and isinstance(v, bool)}
+    return flags
 
 
 def judge_kind(name: str, agents: Collection[str] = AGENTS) -> TomlKind:

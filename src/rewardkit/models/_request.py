@@ -11,13 +11,13 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from rewardkit.models._usage import Usage
 
-__all__ = ["FEATURES", "CompletionRequest", "CompletionResult", "Message"]
+__all__ = ["FEATURES", "CompletionRequest", "CompletionResult", "Message", "feature_flags"]
 
 Message = Mapping[str, Any]
 """One OpenAI-format chat message, e.g. `{"role": "user", "content": "..."}`."""
@@ -25,6 +25,22 @@ Message = Mapping[str, Any]
 KEY_FORMAT = "rewardkit-judge-request/1"
 FEATURES = ("images", "reasoning_effort", "response_format")
 """What a request's `supports` may declare about its model."""
+
+
+def feature_flags(value: Mapping[Any, Any], error: Callable[[str, str], object]) -> dict[str, bool]:
+    """A `supports` mapping's valid flags; each bad entry goes to `error(message, key)`
+    (`key` as `supports.<name>`), for a judge TOML and an eval.yaml judge alike."""
+    from rewardkit._errors import did_you_mean
+
+    for key, flag in value.items():
+        if key not in FEATURES:
+            hint = did_you_mean(str(key), FEATURES)
+            error(f"unknown key {key!r}; valid: {', '.join(FEATURES)}.{hint}", f"supports.{key}")
+        elif not isinstance(flag, bool):
+            error(f"must be true or false (got {flag!r})", f"supports.{key}")
+    return {k: v for k, v in value.items() if k in FEATURES and isinstance(v, bool)}
+
+
 _RESERVED = frozenset(
     {"model", "messages", "response_format", "reasoning_effort", "timeout", "api_key"}
     | {"api_base", "base_url", "max_retries", "num_retries", "stream"}

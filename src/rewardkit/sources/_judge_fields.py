@@ -148,7 +148,7 @@ def _model_fields(item: Mapping[str, Any], problems: Problems) -> dict[str, Any]
     """`supports` (what the model accepts: `response_format`, `reasoning_effort`, `images`,
     each true or false, overriding the capability table) and `api_base` (the http(s) URL of
     the OpenAI-compatible endpoint that serves it), checked."""
-    from rewardkit.models import FEATURES
+    from rewardkit.models._request import feature_flags
 
     found: dict[str, Any] = {}
     supports = item.get("supports")
@@ -157,16 +157,7 @@ def _model_fields(item: Mapping[str, Any], problems: Problems) -> dict[str, Any]
         message = f"must be a mapping of true/false, e.g. {example} (got {supports!r})"
         problems.add(message, "supports")
     elif isinstance(supports, dict):
-        for key, flag in supports.items():
-            if key not in FEATURES:
-                hint = did_you_mean(str(key), FEATURES)
-                message = f"unknown key {key!r}; valid: {', '.join(FEATURES)}.{hint}"
-                problems.add(message, f"supports.{key}")
-            elif not isinstance(flag, bool):
-                problems.add(f"must be true or false (got {flag!r})", f"supports.{key}")
-        found["supports"] = {
-            k: v for k, v in supports.items() if k in FEATURES and isinstance(v, bool)
-        }
+        found["supports"] = feature_flags(supports, problems.add)
     if "api_base" in item:
         if _http_url(item["api_base"]):
             found["api_base"] = item["api_base"]
