@@ -287,7 +287,9 @@ def _step(case_dir: Path, rel: str, layout: Layout, metrics: Mapping[str, Any]) 
     """One step's run data, read from `case_dir/rel` as the case's own is, under the same
     caps: logs, `events` (its `events.json`, else its stream-json `stdout.log`, parsed as
     the harness does), `conversation`, `tool_calls` and metrics."""
-    logs = {s: named(case_dir, f"{rel}/{s}.log") for s in ("stdout", "stderr")}
+    needed = {"stdout": "stdout" in layout.traces or "events" in layout.traces}
+    needed["stderr"] = "stderr" in layout.traces
+    logs = {s: named(case_dir, f"{rel}/{s}.log") if read else None for s, read in needed.items()}
     text = {s: None if d is None else d.decode("utf-8", "replace") for s, d in logs.items()}
     sub: dict[str, Any] = {s: text[s] if s in layout.traces else None for s in text}
     events: list[Any] = []
