@@ -88,12 +88,15 @@ class Plan:
         dimensions: the keys of `reward.json` that have a detail, in output order.
         inputs: the root inputs the `extras` aggregate over.
         extras: the named root `[[reward]]` keys, in TOML order.
+        renamed: each criterion renamed `name #2` because an earlier one had its name, with
+            its file.
     """
 
     tests_dir: Path
     dimensions: tuple[tuple[str, Node], ...] = ()
     inputs: tuple[Node, ...] = ()
     extras: tuple[Extra, ...] = ()
+    renamed: tuple[tuple[Path, str], ...] = ()
 
     def leaves(self) -> Iterator[Leaf]:
         """Every leaf once, in output order."""

@@ -6,7 +6,6 @@ import argparse
 import json
 import sys
 import warnings
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,7 +14,7 @@ from rewardkit.cli._strict import add_strict_argument
 from rewardkit.cli._strict import warning as say_warning
 
 if TYPE_CHECKING:
-    from rewardkit._plan import Leaf, Plan
+    from rewardkit._plan import Plan
     from rewardkit.sources.eval_yaml import EvalSuite
 
 __all__ = ["build_parser", "main"]
@@ -69,9 +68,9 @@ def main(argv: list[str]) -> int:
                 text, empty = describe_plan(plan), not list(plan.leaves())
                 data = plan_data(plan) if args.json else None
                 estimate = _estimate(plan) if args.estimate else None
-                for leaf, name in _renamed(plan):
+                for source, name in plan.renamed:
                     warnings.warn(
-                        f"{leaf.source}: another criterion has this one's name, so it is "
+                        f"{source}: another criterion has this one's name, so it is "
                         f"reported as {name!r}. Give each its own name=... to tell them apart.",
                         stacklevel=1,
                     )
@@ -119,16 +118,6 @@ def _estimate(source: Plan | EvalSuite) -> dict[str, Any]:
     from rewardkit.sources.eval_yaml import EvalSuite
 
     return estimate_suite(source) if isinstance(source, EvalSuite) else estimate_plan(source)
-
-
-def _renamed(plan: Plan) -> Iterator[tuple[Leaf, str]]:
-    """The criteria that `discover` renamed `name #2` because an earlier one had the name."""
-    names = {check.name for leaf in plan.leaves() for check in leaf.checks}
-    for leaf in plan.leaves():
-        for check in leaf.checks:
-            base, mark, number = check.name.rpartition(" #")
-            if mark and number.isdigit() and base in names:
-                yield leaf, check.name
 
 
 def _is_problem(message: str) -> bool:

@@ -45,7 +45,7 @@ def discover(tests_dir: str | Path, *, registry: Registry | None = None) -> Plan
     config, inputs = walker.scan(root, ())
     plan = _layout(root, config, inputs, walker.errors, walker.lost(root))
     raise_all(walker.errors)
-    return plan
+    return replace(plan, renamed=tuple(walker.renamed))
 
 
 class _Walker:
@@ -55,6 +55,7 @@ class _Walker:
         self.errors: list[ConfigError] = []
         self._open: set[Path] = set()  # directories being walked, against symlink loops
         self._named: set[str] = set()  # criterion names given so far
+        self.renamed: list[tuple[Path, str]] = []  # (file, new name) of each repeated name
         self._broken: set[Path] = set()  # Python files that failed to load (errors already)
 
     def scan(self, directory: Path, path: tuple[str, ...]) -> tuple[RewardToml | None, list[Node]]:
@@ -156,8 +157,10 @@ class _Walker:
         number = 2
         while f"{check.name} #{number}" in self._named:
             number += 1
-        self._named.add(f"{check.name} #{number}")
-        return replace(check, name=f"{check.name} #{number}")
+        unique = f"{check.name} #{number}"
+        self._named.add(unique)
+        self.renamed.append((file, unique))
+        return replace(check, name=unique)
 
     def _group(self, directory: Path, path: tuple[str, ...]) -> Group | None:
         real = directory.resolve()
