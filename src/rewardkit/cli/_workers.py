@@ -1,17 +1,31 @@
 """The flags that bound a run, shared by the subcommands: each programmatic judge's worker
-process, and what the run may spend on model calls."""
+process, what the run may spend on model calls, and sending them as provider batches."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import os
+import tempfile
+import warnings
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
-from typing import Any
+from pathlib import Path
+from typing import Any, TypeVar
 
+from rewardkit._errors import ConfigError
 from rewardkit.engine import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT
 
-__all__ = ["add_budget_argument", "add_worker_arguments", "run_budget"]
+__all__ = [
+    "add_batch_arguments",
+    "add_budget_argument",
+    "add_worker_arguments",
+    "batched",
+    "run_budget",
+]
+
+T = TypeVar("T")
 
 
 def add_worker_arguments(parser: argparse.ArgumentParser, noun: str) -> None:
@@ -83,3 +97,56 @@ def run_budget(limit: float | None) -> AbstractContextManager[object]:
     from rewardkit.models._prices import shared_budget
 
     return shared_budget(limit)
+
+
+def add_batch_arguments(parser: argparse.ArgumentParser) -> None:
+    """`--batch-api DIR` and `--batch-poll SECONDS`, in `args.batch_api` and `args.batch_poll`."""
+    parser.add_argument(
+        "--batch-api",
+        type=Path,
+        metavar="DIR",
+        help="send the model calls through the providers' batch APIs (OpenAI Batch, Anthropic "
+        "Message Batches: half price, answers within 24 h), keeping the batches' state in DIR; "
+        "run again with the same DIR to resume (see docs/judges.md)",
+    )
+    parser.add_argument(
+        "--batch-poll",
+        type=_number(float),
+        metavar="SECONDS",
+        default=os.environ.get("REWARDKIT_BATCH_POLL") or "30",
+        help="with --batch-api: seconds between asking the providers how the batches are "
+        "going (env REWARDKIT_BATCH_POLL; default 30)",
+    )
+
+
+def batched(args: argparse.Namespace, run: Callable[[argparse.Namespace], T]) -> T:
+    """`run(args)`, through the providers' batch APIs when `--batch-api` asks for it: first
+    with its outputs thrown away (`no_progress`, `out` in a temporary directory) to collect
+    the requests, then for real with their answers.
+
+    Raises:
+        ConfigError: `--batch-api` with `--max-cost-usd` (a submitted batch cannot be
+            stopped), or a provider refused a batch (its state is kept: run again).
+    """
+    if args.batch_api is None:
+        return run(args)
+    if args.max_cost_usd is not None:
+        raise ConfigError(
+            "--batch-api and --max-cost-usd cannot go together: a submitted batch cannot be "
+            "stopped part-way; run `rewardkit check --estimate` first instead"
+        )
+    from rewardkit.models.batches._apis import BatchError
+    from rewardkit.models.batches._run import run_batched
+
+    def collect() -> None:
+        with tempfile.TemporaryDirectory(prefix="rewardkit-collect-") as scratch:
+            out = Path(scratch) / Path(args.out).name
+            quiet = argparse.Namespace(**{**vars(args), "out": out, "no_progress": True})
+            with contextlib.redirect_stderr(io.StringIO()), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                run(quiet)
+
+    try:
+        return run_batched(args.batch_api, collect, lambda: run(args), poll=args.batch_poll)
+    except BatchError as exc:
+        raise ConfigError(f"{exc} (the batches' state is in {args.batch_api}: run again)") from None

@@ -17,7 +17,13 @@ from typing import TYPE_CHECKING, Any
 from rewardkit._errors import ConfigError, for_terminal
 from rewardkit.cli._strict import add_strict_argument, warning
 from rewardkit.cli._syspath import keep_off_sys_path
-from rewardkit.cli._workers import add_budget_argument, add_worker_arguments, run_budget
+from rewardkit.cli._workers import (
+    add_batch_arguments,
+    add_budget_argument,
+    add_worker_arguments,
+    batched,
+    run_budget,
+)
 
 if TYPE_CHECKING:
     from rewardkit._evaluate import CaseResult
@@ -86,6 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_worker_arguments(parser, "judge")
     add_budget_argument(parser)
+    add_batch_arguments(parser)
     add_strict_argument(parser)
     return parser
 
@@ -103,17 +110,26 @@ def main(argv: list[str]) -> int:
         print(f"rewardkit eval: error: {exc}", file=sys.stderr)
         return EXIT_CONFIG
     suite, layout = setup.suite, setup.layout
-    with budget:  # one budget for the cases and the comparison
+
+    def run(args: argparse.Namespace) -> tuple[CaseLog, _Seen, dict[str, Any] | None]:
         log, seen = _score(args, setup)
         pairwise = None
         if setup.comparison is not None and setup.baseline_dir is not None:
             from rewardkit._evaluate import compare_runs
 
             judge, model, prompt = setup.comparison
-            run = ([setup.root / name for name in setup.names], layout)
+            cases = ([setup.root / name for name in setup.names], layout)
             pairwise = compare_runs(
-                judge, model, prompt, run, setup.baseline_dir, args.max_concurrent
+                judge, model, prompt, cases, setup.baseline_dir, args.max_concurrent
             )
+        return log, seen, pairwise
+
+    try:
+        with budget:  # one budget for the cases and the comparison
+            log, seen, pairwise = batched(args, run)
+    except ConfigError as exc:
+        print(f"rewardkit eval: error: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
     summary = summarize(
         suite,
         log.entries,

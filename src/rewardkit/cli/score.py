@@ -17,7 +17,7 @@ from rewardkit._errors import ConfigError
 from rewardkit.batch._lines import MAX_LINE_MIB
 from rewardkit.batch._scorer import MEMORY_MIB
 from rewardkit.cli._strict import add_strict_argument, warning
-from rewardkit.cli._workers import add_budget_argument, run_budget
+from rewardkit.cli._workers import add_batch_arguments, add_budget_argument, batched, run_budget
 from rewardkit.engine import DEFAULT_TIMEOUT
 
 if TYPE_CHECKING:
@@ -110,6 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
         "judges without a value, the silent-zero flag) instead of its lines",
     )
     add_budget_argument(parser)
+    add_batch_arguments(parser)
     add_strict_argument(parser)
     return parser
 
@@ -122,7 +123,7 @@ def main(argv: list[str]) -> int:
     start = time.perf_counter()
     try:
         with run_budget(args.max_cost_usd):
-            counts = _run(args)
+            counts = batched(args, _run)
     except ConfigError as exc:
         print(f"rewardkit score: error: {exc}", file=sys.stderr)
         return EXIT_CONFIG

@@ -49,6 +49,7 @@ from rewardkit.models._retry import (
 from rewardkit.models._retry import retry_after as asked_wait
 from rewardkit.models._route import Route, needs_litellm, route
 from rewardkit.models._usage import Usage
+from rewardkit.models.batches._hook import BatchHook
 
 __all__ = ["ClientStats", "ModelClient"]
 
@@ -71,6 +72,8 @@ class ClientStats:
     """Each model's adaptive limit: now, its lowest, and how often it backed off."""
     refused: int = 0
     """Calls not sent because the run's budget was spent."""
+    batched: int = 0
+    """Requests answered from a provider batch (`batches`)."""
 
 
 @dataclass(frozen=True)
@@ -149,6 +152,8 @@ class ModelClient:
         self.spend = spend if spend is not None else Spend.from_env()
         """The run's budget (`REWARDKIT_MAX_COST_USD`): checked when a call takes its
         permit, counted as replies arrive; calls already in flight finish."""
+        self.batch = BatchHook.from_env()
+        """In a batch run: where requests are written to, or answers read from."""
 
     async def __aenter__(self) -> ModelClient:
         return self
@@ -217,7 +222,8 @@ class ModelClient:
         deadline = _Deadline(request.timeout)
         for ask in range(self.retry.parse_attempts):
             try:
-                reply, own = await self._ask(request, ask, deadline)
+                batched = self._batched(request) if ask == 0 else None
+                reply, own = batched or await self._ask(request, ask, deadline)
             except JudgeError as exc:
                 raise _with_totals(exc, attempts, usage) from None
             if own:
@@ -251,6 +257,16 @@ class ModelClient:
             return entry.text, parse(entry.text) if parse is not None else None
         except ValueError:  # the parser changed since: ask the model again
             return None
+
+    def _batched(self, request: CompletionRequest) -> tuple[_Reply, bool] | None:
+        """The provider batch's answer to `request` (a re-ask goes live)."""
+        answer = self.batch.answer(request) if self.batch is not None else None
+        if answer is None:
+            return None
+        self._gate(request)
+        self.stats.batched += 1
+        self.spend.add(answer.usage)
+        return _Reply(answer.text, answer.usage, 1, ()), True
 
     async def _ask(
         self, request: CompletionRequest, ask: int, deadline: _Deadline
@@ -287,6 +303,8 @@ class ModelClient:
         way = _route(request)
         provider = self._provider(way.provider)
         prepared = await provider.prepare(request, way)
+        if self.batch is not None and self.batch.collect is not None:
+            self.batch.defer(request, way, prepared)
         secrets = (request.api_key or "", way.key or "")
         began = time.monotonic()
         attempts = timeouts = 0
