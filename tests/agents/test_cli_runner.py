@@ -396,3 +396,18 @@ def test_a_secret_forwarded_under_a_harmless_name_is_still_hidden(
     assert redact(text, {"JUDGE_CRED": "sk-ant-forwarded-0123456789"}) == (
         "auth failed for *** (JUDGE_CRED)"
     )
+
+
+def test_a_batch_run_runs_agent_judges_once_in_its_last_pass(ctl: Path, tmp_path: Path) -> None:
+    """`--batch-api` scores twice (collect, then for real): an agent CLI runs only the second
+    time, since its model calls are its own and cannot be batched."""
+    path = project(tmp_path, one_judge(ctl, "stdout:true"))
+    cmd = [sys.executable, "-m", "rewardkit", "eval", str(path), "--out", str(tmp_path / "out")]
+    got = subprocess.run(
+        [*cmd, "--batch-api", str(tmp_path / "state")], capture_output=True, text=True, timeout=60
+    )
+    assert got.returncode == 0, got.stderr
+    assert "0 model calls to batch, in 0 batch(es)" in got.stderr
+    assert len(calls(ctl)) == 1
+    (line,) = (tmp_path / "out" / "cases.jsonl").read_text().splitlines()
+    assert json.loads(line)["judges"]["q"]["value"] is True

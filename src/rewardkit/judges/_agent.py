@@ -115,8 +115,12 @@ class AgentJudge(DefinedJudge):
         `limiter` (the run's agent semaphore) is held around every CLI process: the
         version check, and each call with its isolated view and MCP setup.
         """
+        from rewardkit.models.batches._hook import collecting
+
         d = self.definition
         started = time.perf_counter()
+        if collecting():
+            return self._all_failed("not run while a batch run collects its model calls", started)
         exe = shutil.which(self.backend.executable)
         if exe is None:
             return self._all_failed(

@@ -91,11 +91,15 @@ async def evaluate_agent(
 
     `limiter` (e.g. the run's agent semaphore) is held around every CLI process.
     """
+    from rewardkit.models.batches._hook import collecting
+
     started = time.perf_counter()
     skipped = judge.precheck(record)
     if skipped is not None:
         return skipped
     base = Outcome(name=judge.name, status="error", description=judge.description)
+    if collecting():
+        return done(base, started, error="not run while a batch run collects its model calls")
     agent = judge.config.get("agent") or {}
     runner = str(agent.get("runner") or "claude-code")
     backend = _backend(runner, agent, base_dir)

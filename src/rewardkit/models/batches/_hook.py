@@ -24,7 +24,7 @@ from rewardkit.models._provider import Prepared
 from rewardkit.models._request import CompletionRequest
 from rewardkit.models._route import Route
 
-__all__ = ["ANSWERS_ENV", "COLLECT_ENV", "BatchHook", "Deferred", "protocol_of"]
+__all__ = ["ANSWERS_ENV", "COLLECT_ENV", "BatchHook", "Deferred", "collecting", "protocol_of"]
 
 COLLECT_ENV = "REWARDKIT_BATCH_COLLECT"
 ANSWERS_ENV = "REWARDKIT_BATCH_ANSWERS"
@@ -32,6 +32,12 @@ ANSWERS_ENV = "REWARDKIT_BATCH_ANSWERS"
 
 class Deferred(JudgeError):
     """The call was written into a provider batch instead of being sent."""
+
+
+def collecting() -> bool:
+    """Whether this is a batch run's first pass, in which agent judges are not run (their
+    CLIs call their models themselves, past the batch)."""
+    return bool(os.environ.get(COLLECT_ENV))
 
 
 def protocol_of(route: Route) -> str | None:
