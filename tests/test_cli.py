@@ -324,8 +324,8 @@ def test_an_eval_without_model_judges_imports_no_model_client(tmp_path: Path) ->
     (tmp_path / "eval.yaml").write_text(
         "name: one\njudges:\n  - name: ok\n    check: \"outputs.get('stdout', '') != ''\"\n"
     )
-    unused = (
-        "rewardkit.models", "rewardkit.judges._pairwise", "rewardkit.judges._eval_llm",
+    unused = (  # the run's ledger (rewardkit.models._ledger) is light: no client, no transport
+        "rewardkit.models._client", "rewardkit.models._http", "rewardkit.judges._pairwise", "rewardkit.judges._eval_llm",
         "rewardkit.report._diagnose", "rewardkit.report._report", "httpx", "litellm", "jinja2",
     )  # fmt: skip
     code = (

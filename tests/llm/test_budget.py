@@ -18,7 +18,8 @@ from server import KEY, ChatServer, ok
 import rewardkit as rk
 from rewardkit.cli import main as cli
 from rewardkit.models import CompletionRequest, ModelClient
-from rewardkit.models._prices import BudgetReached, Spend, shared_budget
+from rewardkit.models._ledger import run_ledger
+from rewardkit.models._prices import BudgetReached, Spend
 
 CALL = (12 * 2.5 + 5 * 10.0) / 1e6
 YES = '{"score": "yes", "reasoning": "fine"}'
@@ -139,7 +140,7 @@ def test_a_judge_toml_past_the_budget_is_skipped_and_left_out(
     tests, ws = task
     server.script(then=ok(YES))
     out = tmp_path / "out" / "reward.json"
-    with shared_budget(1.5 * CALL):
+    with run_ledger(1.5 * CALL):
         rewards = rk.run(tests, workspace=ws, output=out, max_concurrent_llm=1)
     assert server.count == 2
     details = json.loads(out.with_name("reward-details.json").read_text())["reward"]
@@ -161,7 +162,7 @@ def test_a_judge_toml_skipped_whole_is_left_out_of_its_group(
     (tests / "checks.py").write_text("import rewardkit as rk\nrk.file_exists('main.py')\n")
     server.script(then=ok(YES))
     out = tmp_path / "out" / "reward.json"
-    with shared_budget(0.0):
+    with run_ledger(0.0):
         rewards = rk.run(tests, workspace=ws, output=out, max_concurrent_llm=1)
     assert server.count == 0
     assert rewards == {"reward": 1.0}
@@ -230,6 +231,9 @@ def test_eval_cases_past_the_budget_are_skipped_with_the_reason(
     assert summary["judges"]["quality"]["skipped_cases"] == 1
     assert summary["judges"]["quality"]["usage"]["cost_usd"] == pytest.approx(2 * CALL)
     assert summary["usage"]["cost_usd"] == pytest.approx(2 * CALL)  # the run's spend
+    # the run's model clients, summed: two calls sent, one refused by the budget
+    assert {k: summary["models"][k] for k in ("calls", "refused")} == {"calls": 2, "refused": 1}
+    assert summary["models"]["limits"] == {"openai/gpt-4o": {"lowest": 1, "backoffs": 0}}
 
 
 def test_rl_scoring_marks_a_sample_with_nothing_judged_invalid(
@@ -254,3 +258,35 @@ def test_rl_scoring_marks_a_sample_with_nothing_judged_invalid(
     assert invalid["reward"] is None
     assert "budget of $0.00012 reached" in invalid["error"]
     assert code == 1
+
+
+def test_a_run_says_when_overload_answers_lowered_a_models_concurrency(
+    task: tuple[Path, Path], server: ChatServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The run's stats (AIMD): one line per model whose limit came down, summed over the
+    run's clients, and the counters in `rewardkit score --json` and eval's summary.json."""
+    tests, ws = task
+    for name in "defghijk":  # eleven criteria, one call each, at most 8 at once
+        with open(tests / "quality.toml", "a") as toml:
+            toml.write(f'\n[[criterion]]\nname = "{name}"\ndescription = "Is it {name}?"\n')
+    server.latency = 0.05
+    server.capacity = 2  # the provider's hidden limit: a third call at once gets a 429
+    server.script(then=ok(YES))
+    out = tmp_path / "out" / "reward.json"
+    code = cli([str(tests), "--workspace", str(ws), "--output", str(out), "--mcllm", "8"])
+    assert code == 0
+    assert server.rejected > 0
+    err = capsys.readouterr().err
+    assert "rewardkit: openai/gpt-4o: overload answers (429/503/529) lowered its concurrency" in err
+    assert " of 8 at the lowest" in err
+    assert json.loads(out.read_text()) == {"reward": 1.0}  # every refused call was retried
+
+
+def test_a_run_without_overload_says_nothing_about_limits(
+    task: tuple[Path, Path], server: ChatServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tests, ws = task
+    server.script(then=ok(YES))
+    out = tmp_path / "out" / "reward.json"
+    assert cli([str(tests), "--workspace", str(ws), "--output", str(out)]) == 0
+    assert "lowered its concurrency" not in capsys.readouterr().err

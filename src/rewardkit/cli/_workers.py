@@ -7,15 +7,19 @@ import argparse
 import contextlib
 import io
 import os
+import sys
 import tempfile
 import warnings
 from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from rewardkit._errors import ConfigError
 from rewardkit.engine import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT
+
+if TYPE_CHECKING:
+    from rewardkit.models._ledger import RunLedger
 
 __all__ = [
     "add_batch_arguments",
@@ -23,6 +27,7 @@ __all__ = [
     "add_worker_arguments",
     "batched",
     "run_budget",
+    "say_models",
 ]
 
 T = TypeVar("T")
@@ -86,17 +91,25 @@ def add_budget_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def run_budget(limit: float | None) -> AbstractContextManager[object]:
-    """The run's spending limit (`--max-cost-usd`); the model transport loads only with one.
+def run_budget(limit: float | None) -> AbstractContextManager[RunLedger]:
+    """The run's shared accounts: its spending limit (`--max-cost-usd`), each judge's
+    `budget`, and its model clients' counters, across its worker processes.
 
     Raises:
         ConfigError: the limit is not a number ≥ 0.
     """
-    if limit is None:
-        return nullcontext()
-    from rewardkit.models._prices import shared_budget
+    from rewardkit.models._ledger import run_ledger
 
-    return shared_budget(limit)
+    return run_ledger(limit)
+
+
+def say_models(models: dict[str, Any], maximum: int) -> None:
+    """A stderr line per model whose concurrency overload answers lowered (see `_ledger`)."""
+    if models.get("limits"):
+        from rewardkit.models._ledger import model_lines
+
+        for line in model_lines(models, maximum):
+            print(f"rewardkit: {line}", file=sys.stderr)
 
 
 def add_batch_arguments(parser: argparse.ArgumentParser) -> None:

@@ -23,6 +23,7 @@ from rewardkit.cli._workers import (
     add_worker_arguments,
     batched,
     run_budget,
+    say_models,
 )
 
 if TYPE_CHECKING:
@@ -125,8 +126,9 @@ def main(argv: list[str]) -> int:
         return log, seen, pairwise
 
     try:
-        with budget:  # one budget for the cases and the comparison
+        with budget as ledger:  # one budget for the cases and the comparison
             log, seen, pairwise = batched(args, run)
+            models = ledger.models()
     except ConfigError as exc:
         print(f"rewardkit eval: error: {exc}", file=sys.stderr)
         return EXIT_CONFIG
@@ -138,6 +140,9 @@ def main(argv: list[str]) -> int:
         pairwise=pairwise,
         baseline=setup.baseline,
     )
+    if models:
+        summary["models"] = models
+    say_models(models, args.max_concurrent)
     write_summary(args.out, summary, log.entries)
     if args.json:
         print(json.dumps(summary, indent=2))

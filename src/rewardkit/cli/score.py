@@ -17,7 +17,13 @@ from rewardkit._errors import ConfigError
 from rewardkit.batch._lines import MAX_LINE_MIB
 from rewardkit.batch._scorer import MEMORY_MIB
 from rewardkit.cli._strict import add_strict_argument, warning
-from rewardkit.cli._workers import add_batch_arguments, add_budget_argument, batched, run_budget
+from rewardkit.cli._workers import (
+    add_batch_arguments,
+    add_budget_argument,
+    batched,
+    run_budget,
+    say_models,
+)
 from rewardkit.engine import DEFAULT_TIMEOUT
 
 if TYPE_CHECKING:
@@ -122,15 +128,17 @@ def main(argv: list[str]) -> int:
     os.environ.setdefault("REWARDKIT_JAIL_COMMANDS", "1")
     start = time.perf_counter()
     try:
-        with run_budget(args.max_cost_usd):
+        with run_budget(args.max_cost_usd) as ledger:
             counts = batched(args, _run)
+            models = ledger.models()
     except ConfigError as exc:
         print(f"rewardkit score: error: {exc}", file=sys.stderr)
         return EXIT_CONFIG
     seconds = time.perf_counter() - start
     flag = counts.flag()
+    say_models(models, 0)
     if args.json:
-        print(json.dumps(_summary(counts, seconds, args.out, flag), indent=2))
+        print(json.dumps(_summary(counts, seconds, args.out, flag) | {"models": models}, indent=2))
     else:
         retried = f", {counts.retried} invalid results retried" if counts.retried else ""
         print(

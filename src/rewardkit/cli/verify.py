@@ -21,7 +21,12 @@ from rewardkit._verifier import (
 from rewardkit.cli import SUBCOMMANDS
 from rewardkit.cli._strict import add_strict_argument
 from rewardkit.cli._syspath import keep_off_sys_path
-from rewardkit.cli._workers import add_budget_argument, add_worker_arguments, run_budget
+from rewardkit.cli._workers import (
+    add_budget_argument,
+    add_worker_arguments,
+    run_budget,
+    say_models,
+)
 from rewardkit.engine import Limits
 from rewardkit.outputs import format_comparison
 
@@ -192,7 +197,7 @@ def main(argv: list[str]) -> int:
     if args.output == DEFAULT_OUTPUT:
         print(f"rewardkit: writing {DEFAULT_OUTPUT} (the default; --output PATH)", file=sys.stderr)
     try:
-        with run_budget(args.max_cost_usd):
+        with run_budget(args.max_cost_usd) as ledger:
             results = verify(
                 args.tests_dirs,
                 args.workspace,
@@ -202,6 +207,7 @@ def main(argv: list[str]) -> int:
                 yolo=args.yolo,
                 emit_judges=args.emit_judges,
             )
+            say_models(ledger.models(), args.max_concurrent_llm)
     except ConfigError as exc:
         print(f"rewardkit: error: {exc}", file=sys.stderr)
         return EXIT_CONFIG

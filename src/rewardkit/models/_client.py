@@ -34,6 +34,7 @@ from rewardkit._errors import JudgeAuthError, JudgeBadReply, JudgeError
 from rewardkit.models._aimd import AdaptiveLimiter, LimitStats
 from rewardkit.models._cache import ReplyCache
 from rewardkit.models._http import Http
+from rewardkit.models._ledger import record
 from rewardkit.models._prices import BudgetReached, Spend, budget_reason, load_prices, price
 from rewardkit.models._provider import Answer, Prepared, Provider
 from rewardkit.models._request import CompletionRequest, CompletionResult
@@ -152,6 +153,7 @@ class ModelClient:
         self.spend = spend if spend is not None else Spend.from_env()
         """The run's budget (`REWARDKIT_MAX_COST_USD`): checked when a call takes its
         permit, counted as replies arrive; calls already in flight finish."""
+        self._closed = False
         self.batch = BatchHook.from_env()
         """In a batch run: where requests are written to, or answers read from."""
 
@@ -162,7 +164,11 @@ class ModelClient:
         await self.aclose()
 
     async def aclose(self) -> None:
-        """Close the providers' connections (idempotent)."""
+        """Close the providers' connections (idempotent), and count this client's calls in
+        the run's totals (`_ledger`)."""
+        if not self._closed:
+            self._closed = True
+            record(self.stats)
         providers, self._providers = list(self._providers.values()), {}
         for provider in providers:
             await provider.aclose()

@@ -9,20 +9,18 @@ proxy, LiteLLM's own estimate) is kept as it is.
 `Spend` is a run's budget (`REWARDKIT_MAX_COST_USD`): every `ModelClient` of the run adds
 what each reply cost, and once the total reaches the limit no new call is sent
 (`BudgetReached`). Clients in several worker processes share it through a small file
-(`REWARDKIT_SPEND_FILE`, made by the CLI), each addition under an exclusive lock.
+(in the run's directory, `REWARDKIT_RUN_DIR`, made by the CLI), each addition under an
+exclusive lock. A judge's own `budget` is a `Spend` of its own, shared the same way.
 """
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import json
 import math
 import os
 import re
-import sys
-import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -39,7 +37,6 @@ __all__ = [
     "load_prices",
     "price",
     "price_of",
-    "shared_budget",
 ]
 
 
@@ -172,6 +169,16 @@ def budget_reason(limit: float) -> str:
     return f"budget of ${limit:g} reached"
 
 
+RUN_DIR_ENV = "REWARDKIT_RUN_DIR"
+"""The directory a CLI run shares between its processes (`_ledger.run_ledger`)."""
+
+
+def ledger_file(name: str) -> Path | None:
+    """The run's shared ledger `name` (`None` outside a CLI run: each client counts its own)."""
+    directory = os.environ.get(RUN_DIR_ENV)
+    return Path(directory) / f"{name}.spend" if directory else None
+
+
 class Spend:
     """What a run has spent on model calls, against its limit (`None`: no limit).
 
@@ -190,7 +197,8 @@ class Spend:
 
     @classmethod
     def from_env(cls) -> Spend:
-        """The budget `REWARDKIT_MAX_COST_USD` (and `REWARDKIT_SPEND_FILE`) set, if any.
+        """The run's budget `REWARDKIT_MAX_COST_USD`, if any, on the run's shared ledger
+        (`_ledger.run_ledger`) when there is one.
 
         Raises:
             ConfigError: `REWARDKIT_MAX_COST_USD` is not a number ≥ 0.
@@ -199,8 +207,7 @@ class Spend:
         if text is None:
             return cls()
         try:
-            limit = float(text)
-            return cls(limit, os.environ.get("REWARDKIT_SPEND_FILE") or None)
+            return cls(float(text), ledger_file("run"))
         except ValueError:
             raise ConfigError(
                 f"REWARDKIT_MAX_COST_USD must be a number of dollars ≥ 0 (got {text!r})"
@@ -241,44 +248,3 @@ class Spend:
             file.truncate()
             file.write(repr(before + usage.cost_usd))
             file.flush()  # before the lock is let go
-
-
-def shared_budget(limit: float | None) -> contextlib.AbstractContextManager[Spend | None]:
-    """One budget for everything the block runs, worker processes included: sets
-    `REWARDKIT_MAX_COST_USD` and `REWARDKIT_SPEND_FILE` (a fresh ledger) for its duration,
-    then says on stderr when the budget was reached (`None`: no budget).
-
-    Raises:
-        ConfigError: `limit` is not a finite number ≥ 0 (before anything runs).
-    """
-    if limit is None:
-        return contextlib.nullcontext()
-    if isinstance(limit, bool) or not math.isfinite(limit) or limit < 0:
-        raise ConfigError(f"--max-cost-usd must be a number of dollars ≥ 0 (got {limit:g})")
-    return _shared(float(limit))
-
-
-@contextlib.contextmanager
-def _shared(limit: float) -> Iterator[Spend | None]:
-    handle, ledger = tempfile.mkstemp(prefix="rewardkit-spend-")
-    os.close(handle)
-    names = ("REWARDKIT_MAX_COST_USD", "REWARDKIT_SPEND_FILE")
-    saved = {name: os.environ.get(name) for name in names}
-    os.environ.update(dict(zip(names, (repr(limit), ledger), strict=True)))
-    spend = Spend(limit, ledger)
-    try:
-        yield spend
-        if spend.reached():
-            print(
-                f"rewardkit: warning: {budget_reason(limit)} (spent ${spend.spent:.4f}): "
-                "later model calls were not sent and their judges are 'skipped'",
-                file=sys.stderr,
-            )
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-        with contextlib.suppress(OSError):
-            os.unlink(ledger)
