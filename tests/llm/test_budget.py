@@ -290,3 +290,100 @@ def test_a_run_without_overload_says_nothing_about_limits(
     out = tmp_path / "out" / "reward.json"
     assert cli([str(tests), "--workspace", str(ws), "--output", str(out)]) == 0
     assert "lowered its concurrency" not in capsys.readouterr().err
+
+
+# -- a judge's own budget (`budget` in a judge TOML or an eval.yaml judge) -----------------
+
+
+def test_a_judge_tomls_own_budget_stops_its_calls_and_names_the_judge(
+    task: tuple[Path, Path], server: ChatServer, tmp_path: Path
+) -> None:
+    tests, ws = task
+    toml = (tests / "quality.toml").read_text()
+    (tests / "quality.toml").write_text(
+        toml.replace("[judge]\n", f"[judge]\nbudget = {1.5 * CALL}\n")
+    )
+    server.script(then=ok(YES))
+    out = tmp_path / "out" / "reward.json"
+    assert cli([str(tests), "--workspace", str(ws), "--output", str(out), "--mcllm", "1"]) == 0
+    assert server.count == 2
+    details = json.loads(out.with_name("reward-details.json").read_text())["reward"]
+    (skipped,) = [c for c in details["criteria"] if c["status"] == "skipped"]
+    assert (
+        "quality.toml': budget of $0.00012 reached (spent $0.0002); no call" in skipped["reasoning"]
+    )
+    assert json.loads(out.read_text()) == {"reward": 1.0}
+
+
+def test_an_eval_judges_budget_is_its_own_and_shared_by_the_runs_processes(
+    tmp_path: Path, server: ChatServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("REWARDKIT_API_BASE", server.url)
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    server.script(then=ok('{"score": true, "rationale": "ok"}'))
+    capped = (
+        EVAL + f"    budget: {2.5 * CALL}\n" + EVAL.split("judges:\n")[1].replace("quality", "free")
+    )
+    (tmp_path / "eval.yaml").write_text(capped)
+    for i in range(8):
+        case = tmp_path / "cases" / f"c{i}"
+        case.mkdir(parents=True)
+        (case / "answer.txt").write_text(f"answer {i}")
+    out = tmp_path / "out"
+    argv = ["eval", str(tmp_path / "eval.yaml"), "--out", str(out), "--no-progress"]
+    assert cli([*argv, "--max-concurrent", "1"]) == 0
+    lines = [json.loads(line) for line in (out / "cases.jsonl").read_text().splitlines()]
+    quality = sorted(line["judges"]["quality"]["status"] for line in lines)
+    assert quality == ["scored"] * 3 + ["skipped"] * 5  # 3 calls reach $2.5 calls' worth
+    assert all(line["judges"]["free"]["status"] == "scored" for line in lines)  # not its budget
+    assert server.count == 3 + 8
+    reason = next(
+        j["rationale"] for line in lines if (j := line["judges"]["quality"])["status"] == "skipped"
+    )
+    assert "judge 'quality': budget of $0.0002 reached" in reason
+
+
+def test_a_judge_budget_ledger_is_one_per_judge_across_clients() -> None:
+    from rewardkit.models._prices import JudgeBudget
+    from rewardkit.models._usage import Usage
+
+    with run_ledger(None):
+        first, second = JudgeBudget("q", 1.0).spend(), JudgeBudget("q", 1.0).spend()
+        other = JudgeBudget("r", 1.0).spend()
+        first.add(Usage(cost_usd=0.6))
+        assert not second.reached()
+        second.add(Usage(cost_usd=0.6))  # another process's client of the same judge
+        assert first.reached()
+        assert not other.reached()
+
+
+@pytest.mark.parametrize(
+    ("where", "value", "message"),
+    [
+        ("toml", "-1", "[judge].budget: must be a number of dollars ≥ 0 (got -1)"),
+        ("toml", '"cheap"', "[judge].budget: must be a number of dollars ≥ 0 (got 'cheap')"),
+        ("yaml", "-1", "budget: must be the most this judge may spend"),
+        ("yaml", "true", "budget: must be the most this judge may spend"),
+    ],
+)
+def test_a_bad_budget_is_a_config_error_naming_the_key(
+    where: str, value: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    if where == "toml":
+        tests = tmp_path / "tests"
+        tests.mkdir()
+        (tests / "q.toml").write_text(JUDGE.replace("[judge]\n", f"[judge]\nbudget = {value}\n"))
+        assert cli(["check", str(tests)]) == 2
+    else:
+        (tmp_path / "eval.yaml").write_text(EVAL + f"    budget: {value}\n")
+        assert cli(["check", str(tmp_path / "eval.yaml")]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_an_agent_judge_takes_no_budget(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    agent = JUDGE.replace('judge = "openai/gpt-4o"', 'judge = "claude-code"\nbudget = 1')
+    (tests / "q.toml").write_text(agent)
+    assert cli(["check", str(tests)]) == 2
+    assert "[judge].budget: only LLM judges take it" in capsys.readouterr().err

@@ -42,6 +42,7 @@ _JUDGE_KEYS = (
     "timeout",
     "reasoning_effort",
     "supports",
+    "budget",
     "isolated",
     "cwd",
     "reference",
@@ -79,6 +80,21 @@ def _supports(read: TableReader, kind: TomlKind) -> dict[str, bool]:
     if value and kind != "llm":
         read.error("only LLM judges take it (agents and JEV choose their own)", "supports")
     return flags
+
+
+def _budget(read: TableReader, kind: TomlKind) -> float | None:
+    """`[judge].budget`: the most this judge may spend on model calls in a run (USD)."""
+    from rewardkit.models._prices import usd
+
+    if "budget" not in read.table:
+        return None
+    value = usd(read.table["budget"])
+    if value is None:
+        read.error(f"must be a number of dollars ≥ 0 (got {read.table['budget']!r})", "budget")
+    elif kind != "llm":
+        read.error("only LLM judges take it (an agent's CLI pays for its own calls)", "budget")
+        return None
+    return value
 
 
 def judge_kind(name: str, agents: Collection[str] = AGENTS) -> TomlKind:
@@ -129,6 +145,7 @@ def load_definition(
         timeout=read.number("timeout", 300, positive=True),
         reasoning_effort=_effort(read, kind, name),
         supports=_supports(read, kind),
+        budget=_budget(read, kind),
         isolated=read.boolean("isolated", False),
         cwd=read.string("cwd", '"."'),
         reference=read.string("reference", '"solution/reference.py"'),

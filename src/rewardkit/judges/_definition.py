@@ -127,6 +127,8 @@ class JudgeDefinition:
     supports: Mapping[str, bool] = field(default_factory=dict)
     """LLM judges: overrides of what the model accepts (`response_format`,
     `reasoning_effort`, `images`; see `rewardkit.models._capabilities`)."""
+    budget: float | None = None
+    """LLM judges: the most its calls may cost in a run (USD), on top of the run's budget."""
     isolated: bool = False
     cwd: str | None = None
     reference: str | None = None

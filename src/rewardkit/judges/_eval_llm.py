@@ -37,7 +37,7 @@ from rewardkit.judges._parse import ReplyError, extract_json
 from rewardkit.judges._prompt import fence
 from rewardkit.judges._template import WORK_VARIABLES, TemplateError, render, uses
 from rewardkit.models import CompletionRequest, Usage
-from rewardkit.models._prices import BudgetReached
+from rewardkit.models._prices import BudgetReached, JudgeBudget
 
 __all__ = [
     "MAX_FILE_CHARS",
@@ -106,6 +106,8 @@ async def evaluate_llm(
     except (OSError, ConfigError, TemplateError) as exc:
         return done(base, started, error=f"could not build the prompt: {exc}")
     model = judge_model(judge)
+    usd = judge.config.get("budget")
+    budget = JudgeBudget(judge.name, usd) if usd is not None else None
     answers: list[tuple[Any, str]] = []
     errors: list[JudgeError] = []
     usage = Usage()
@@ -120,7 +122,7 @@ async def evaluate_llm(
         )
         try:
             result, parsed = await client.complete(
-                request, parse=lambda t: parse_answer(t, judge, numeric)
+                request, parse=lambda t: parse_answer(t, judge, numeric), budget=budget
             )
         except JudgeError as exc:
             errors.append(exc)

@@ -25,7 +25,7 @@ from rewardkit.judges._prompt import JudgeRequest, plan_requests
 from rewardkit.judges._toml_judge import DefinedJudge, criterion_extra, failed_run, verdict_outcome
 from rewardkit.judges._trajectory import render_trajectory, trajectory_path
 from rewardkit.models import CompletionRequest, ModelClient, Usage, missing_keys
-from rewardkit.models._prices import BudgetReached
+from rewardkit.models._prices import BudgetReached, JudgeBudget
 
 __all__ = ["LLMJudge"]
 
@@ -108,7 +108,9 @@ class LLMJudge(DefinedJudge):
         )
         try:
             result, verdicts = await client.complete(
-                completion, parse=lambda text: parse_reply(text, request.criteria)
+                completion,
+                parse=lambda text: parse_reply(text, request.criteria),
+                budget=JudgeBudget(str(d.source), d.budget) if d.budget is not None else None,
             )
         except JudgeError as exc:
             return _Call(request, None, exc, "", _usage_of(exc))

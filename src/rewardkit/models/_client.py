@@ -35,7 +35,14 @@ from rewardkit.models._aimd import AdaptiveLimiter, LimitStats
 from rewardkit.models._cache import ReplyCache
 from rewardkit.models._http import Http
 from rewardkit.models._ledger import record
-from rewardkit.models._prices import BudgetReached, Spend, budget_reason, load_prices, price
+from rewardkit.models._prices import (
+    BudgetReached,
+    JudgeBudget,
+    Spend,
+    budget_reason,
+    load_prices,
+    price,
+)
 from rewardkit.models._provider import Answer, Prepared, Provider
 from rewardkit.models._request import CompletionRequest, CompletionResult
 from rewardkit.models._retry import (
@@ -147,13 +154,15 @@ class ModelClient:
         self.cache = ReplyCache(cache_dir) if cache_dir is not None else None
         self.stats = ClientStats()
         self._limiters: dict[str, AdaptiveLimiter] = {}
-        self._inflight: dict[tuple[str, int], _Shared] = {}
+        self._inflight: dict[tuple[str, int, int], _Shared] = {}
         self._providers: dict[str, Provider] = {}
         self.prices = load_prices()
         self.spend = spend if spend is not None else Spend.from_env()
         """The run's budget (`REWARDKIT_MAX_COST_USD`): checked when a call takes its
         permit, counted as replies arrive; calls already in flight finish."""
         self._closed = False
+        self._budgets: dict[str, tuple[Spend, str]] = {}
+        """Each judge's own budget, and how its refusals name the judge."""
         self.batch = BatchHook.from_env()
         """In a batch run: where requests are written to, or answers read from."""
 
@@ -198,9 +207,16 @@ class ModelClient:
         return Http()
 
     async def complete(
-        self, request: CompletionRequest, *, parse: Callable[[str], T] | None = None
+        self,
+        request: CompletionRequest,
+        *,
+        parse: Callable[[str], T] | None = None,
+        budget: JudgeBudget | None = None,
     ) -> tuple[CompletionResult, T | None]:
         """Get a reply for `request`, and `parse(text)` of it when a parser is given.
+
+        With `budget` (the asking judge's own), no call is sent once that judge has spent
+        it, as with the run's budget (`BudgetReached`).
 
         A parser signals an unusable reply by raising `ValueError`; the request is then
         sent again, up to `retry.parse_attempts` calls in total. Other exceptions from the
@@ -228,8 +244,9 @@ class ModelClient:
         deadline = _Deadline(request.timeout)
         for ask in range(self.retry.parse_attempts):
             try:
-                batched = self._batched(request) if ask == 0 else None
-                reply, own = batched or await self._ask(request, ask, deadline)
+                spends = self._spends(budget)
+                batched = self._batched(request, spends) if ask == 0 else None
+                reply, own = batched or await self._ask(request, ask, deadline, spends)
             except JudgeError as exc:
                 raise _with_totals(exc, attempts, usage) from None
             if own:
@@ -264,25 +281,37 @@ class ModelClient:
         except ValueError:  # the parser changed since: ask the model again
             return None
 
-    def _batched(self, request: CompletionRequest) -> tuple[_Reply, bool] | None:
+    def _spends(self, budget: JudgeBudget | None) -> tuple[Spend, ...]:
+        """The run's budget, and the judge's own when it has one (made once per judge)."""
+        if budget is None:
+            return (self.spend,)
+        if budget.judge not in self._budgets:
+            self._budgets[budget.judge] = (budget.spend(), f"judge {budget.judge!r}: ")
+        return self.spend, self._budgets[budget.judge][0]
+
+    def _batched(
+        self, request: CompletionRequest, spends: tuple[Spend, ...]
+    ) -> tuple[_Reply, bool] | None:
         """The provider batch's answer to `request` (a re-ask goes live)."""
         answer = self.batch.answer(request) if self.batch is not None else None
         if answer is None:
             return None
-        self._gate(request)
+        self._gate(request, spends)
         self.stats.batched += 1
-        self.spend.add(answer.usage)
+        for spend in spends:
+            spend.add(answer.usage)
         return _Reply(answer.text, answer.usage, 1, ()), True
 
     async def _ask(
-        self, request: CompletionRequest, ask: int, deadline: _Deadline
+        self, request: CompletionRequest, ask: int, deadline: _Deadline, spends: tuple[Spend, ...]
     ) -> tuple[_Reply, bool]:
-        """The reply to the `ask`-th sending of `request`, joining an identical one in flight."""
-        slot = (request.key(), ask)
+        """The reply to the `ask`-th sending of `request`, joining an identical one in flight
+        (of the same judge, when its judge has a budget: a refusal or a cost is that judge's)."""
+        slot = (request.key(), ask, id(spends[-1]))
         shared = self._inflight.get(slot)
         own = shared is None or shared.task.cancelled()
         if shared is None or shared.task.cancelled():
-            shared = _Shared(asyncio.ensure_future(self._call(request, deadline)))
+            shared = _Shared(asyncio.ensure_future(self._call(request, deadline, spends)))
             self._inflight[slot] = shared
             shared.task.add_done_callback(lambda task: self._settle(slot, task))
         else:
@@ -297,13 +326,15 @@ class ModelClient:
         finally:
             shared.waiters -= 1
 
-    def _settle(self, slot: tuple[str, int], task: asyncio.Task[_Reply]) -> None:
+    def _settle(self, slot: tuple[str, int, int], task: asyncio.Task[_Reply]) -> None:
         if self._inflight.get(slot) is not None and self._inflight[slot].task is task:
             del self._inflight[slot]
         if not task.cancelled():
             task.exception()  # retrieved here so a failure nobody awaits is not logged
 
-    async def _call(self, request: CompletionRequest, deadline: _Deadline) -> _Reply:
+    async def _call(
+        self, request: CompletionRequest, deadline: _Deadline, spends: tuple[Spend, ...]
+    ) -> _Reply:
         """One reply from the model, retrying transient failures within the policy and the
         deadline."""
         way = _route(request)
@@ -317,7 +348,7 @@ class ModelClient:
         while True:
             attempts += 1
             try:
-                answer = await self._send(provider, prepared, request, deadline)
+                answer = await self._send(provider, prepared, request, deadline, spends)
             except BudgetReached:
                 raise
             except Exception as exc:  # classified below; CancelledError is not caught
@@ -338,7 +369,8 @@ class ModelClient:
                 await asyncio.sleep(wait)
                 continue
             usage = price(answer.usage, request.model, self.prices)
-            self.spend.add(usage)  # before any other task runs: the next gate sees it
+            for spend in spends:  # before any other task runs: the next gate sees it
+                spend.add(usage)
             return _Reply(answer.text, usage, attempts, prepared.dropped)
 
     async def _send(
@@ -347,10 +379,11 @@ class ModelClient:
         prepared: Prepared,
         request: CompletionRequest,
         deadline: _Deadline,
+        spends: tuple[Spend, ...],
     ) -> Answer:
         limiter = self._limiter(request.model)
         async with limiter.slot() as permit:
-            self._gate(request)
+            self._gate(request, spends)
             self.stats.calls += 1
             self.stats.in_flight += 1
             self.stats.max_in_flight = max(self.stats.max_in_flight, self.stats.in_flight)
@@ -368,17 +401,21 @@ class ModelClient:
             limiter.success(permit)
             return answer
 
-    def _gate(self, request: CompletionRequest) -> None:
-        """Refuse a new call once the budget is spent (checked holding the permit, so
-        a call that waited for one sees every reply that came in meanwhile)."""
-        if self.spend.reached():
-            self.stats.refused += 1
-            limit = self.spend.limit or 0.0
-            raise BudgetReached(
-                f"{request.model}: {budget_reason(limit)} (spent ${self.spend.spent:.4f}); "
-                "no call was made",
-                model=request.model,
-            )
+    def _gate(self, request: CompletionRequest, spends: tuple[Spend, ...]) -> None:
+        """Refuse a new call once the run's or the judge's budget is spent (checked holding
+        the permit, so a call that waited for one sees every reply that came in meanwhile)."""
+        for spend in spends:
+            if spend.reached():
+                self.stats.refused += 1
+                whose = "" if spend is self.spend else self._whose(spend)
+                raise BudgetReached(
+                    f"{request.model}: {whose}{budget_reason(spend.limit or 0.0)} "
+                    f"(spent ${spend.spent:.4f}); no call was made",
+                    model=request.model,
+                )
+
+    def _whose(self, spend: Spend) -> str:
+        return next(name for own, name in self._budgets.values() if own is spend)
 
     def _limiter(self, model: str) -> AdaptiveLimiter:
         if model not in self._limiters:

@@ -16,6 +16,7 @@ exclusive lock. A judge's own `budget` is a `Spend` of its own, shared the same 
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import math
 import os
@@ -30,13 +31,17 @@ from rewardkit.models._usage import Usage
 
 __all__ = [
     "PRICES",
+    "RUN_DIR_ENV",
     "BudgetReached",
+    "JudgeBudget",
     "Price",
     "Spend",
     "budget_reason",
+    "ledger_file",
     "load_prices",
     "price",
     "price_of",
+    "usd",
 ]
 
 
@@ -167,6 +172,30 @@ class BudgetReached(JudgeError):
 def budget_reason(limit: float) -> str:
     """The reason recorded on what was not judged."""
     return f"budget of ${limit:g} reached"
+
+
+def usd(value: Any) -> float | None:
+    """`value` as a number of dollars ≥ 0, else `None`."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if math.isfinite(value) and value >= 0 else None
+
+
+@dataclass(frozen=True)
+class JudgeBudget:
+    """A judge's own spending limit (its `budget`), on top of the run's."""
+
+    judge: str
+    usd: float
+
+    def __post_init__(self) -> None:
+        if isinstance(self.usd, bool) or not math.isfinite(self.usd) or self.usd < 0:
+            raise ValueError(f"a judge's budget must be a finite number ≥ 0 (got {self.usd!r})")
+
+    def spend(self) -> Spend:
+        """Its ledger: shared by the run's processes (one file per judge) in a CLI run."""
+        digest = hashlib.sha256(self.judge.encode("utf-8")).hexdigest()[:16]
+        return Spend(self.usd, ledger_file(f"judge-{digest}"))
 
 
 RUN_DIR_ENV = "REWARDKIT_RUN_DIR"

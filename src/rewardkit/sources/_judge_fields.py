@@ -4,7 +4,7 @@
 `project_root`), falling back to the eval.yaml's directory, and never from a directory the
 graded agent writes; `model` defaults to `models.judge`; `agent.runner` is a mapping like the
 top-level `runner` (a bare name works too); a prompt template that does not parse fails at load.
-An LLM judge's `supports` and `api_base` are checked as a judge TOML's `supports` is.
+An LLM judge's `supports`, `api_base` and `budget` are checked as a judge TOML's are.
 """
 
 from __future__ import annotations
@@ -140,14 +140,15 @@ def llm_config(
     return resolved
 
 
-MODEL_FIELDS = ("supports", "api_base")
-"""Where an LLM judge's model is served and what it accepts (a judge TOML's `supports`)."""
+MODEL_FIELDS = ("supports", "api_base", "budget")
+"""Where an LLM judge's model is served, what it accepts (a judge TOML's `supports`), and
+what the judge may spend (a judge TOML's `budget`)."""
 
 
 def _model_fields(item: Mapping[str, Any], problems: Problems) -> dict[str, Any]:
     """`supports` (what the model accepts: `response_format`, `reasoning_effort`, `images`,
-    each true or false, overriding the capability table) and `api_base` (the http(s) URL of
-    the OpenAI-compatible endpoint that serves it), checked."""
+    each true or false, overriding the capability table), `api_base` (the http(s) URL of
+    the OpenAI-compatible endpoint that serves it) and `budget` (USD), checked."""
     from rewardkit.models._request import feature_flags
 
     found: dict[str, Any] = {}
@@ -158,6 +159,17 @@ def _model_fields(item: Mapping[str, Any], problems: Problems) -> dict[str, Any]
         problems.add(message, "supports")
     elif isinstance(supports, dict):
         found["supports"] = feature_flags(supports, problems.add)
+    if "budget" in item:
+        from rewardkit.models._prices import usd
+
+        if usd(item["budget"]) is not None:
+            found["budget"] = float(item["budget"])
+        else:
+            problems.add(
+                "must be the most this judge may spend on model calls in a run, in USD: "
+                f"a number ≥ 0, e.g. budget: 2.5 (got {item['budget']!r})",
+                "budget",
+            )
     if "api_base" in item:
         if _http_url(item["api_base"]):
             found["api_base"] = item["api_base"]
