@@ -355,3 +355,23 @@ def test_a_refused_layer_is_left_out_and_said(
     assert got[:3] == [isolation, layers, [note]], got
     assert got[3] == 1  # /etc/hostname is not the program's to read
     assert f"rewardkit: warning: jail: {note}" in run.stderr or isolation == "namespaces"
+
+
+def test_a_zygote_started_by_a_thread_that_ended_keeps_running() -> None:
+    """Linux's parent-death signal follows the *thread* that started a child: a zygote
+    started from a pool thread that then ends must not die with it (it is started from a
+    thread that lasts as long as the process)."""
+    jail = Jail()
+    try:
+        outs: list[str] = []
+        first = threading.Thread(target=lambda: outs.append(py(jail, "print(1)").stdout))
+        first.start()
+        first.join()  # the thread that started the zygote is gone
+        time.sleep(0.2)
+        assert jail._proc is not None
+        assert jail._proc.poll() is None  # the zygote lives on
+        later = [py(jail, f"print({i})") for i in range(3)]
+        assert outs + [r.stdout for r in later] == ["1\n", "0\n", "1\n", "2\n"]
+        assert all(r.returncode == 0 for r in later)
+    finally:
+        jail.close()

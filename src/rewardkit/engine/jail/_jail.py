@@ -20,6 +20,7 @@ import contextlib
 import json
 import math
 import os
+import queue
 import selectors
 import shutil
 import socket
@@ -28,10 +29,11 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from rewardkit._errors import RewardKitError
 
@@ -48,6 +50,7 @@ __all__ = [
 LEVELS = ("limits", "landlock", "namespaces")
 """Isolation levels, weakest first (see `docs/security.md`)."""
 
+T = TypeVar("T")
 _INSIDE = Path(__file__).with_name("_inside.py")
 _DRAIN_SECONDS = 0.1
 """After the program exits, how long to keep reading output its children may still write."""
@@ -158,6 +161,40 @@ def _required() -> str | None:
     return wanted
 
 
+_spawner: tuple[int, queue.SimpleQueue[tuple[Callable[[], Any], Future[Any]]]] | None = None
+_spawner_lock = threading.Lock()
+
+
+def _from_lasting_thread(start: Callable[[], T]) -> T:
+    """`start()` on a daemon thread that lives as long as the process (one per process).
+
+    The zygote asks to be killed when its parent dies (`PR_SET_PDEATHSIG`), and Linux means
+    the *thread* that started it: started by a pool thread that later ends (a scorer's, when
+    the scorer closes), it would be killed then, and every program after it with it.
+    """
+    global _spawner
+    with _spawner_lock:
+        if _spawner is None or _spawner[0] != os.getpid():  # none yet, or we are a fork
+            jobs: queue.SimpleQueue[tuple[Callable[[], Any], Future[Any]]] = queue.SimpleQueue()
+            lasting = threading.Thread(target=_run_jobs, args=(jobs,), name="rewardkit-jail")
+            lasting.daemon = True
+            lasting.start()
+            _spawner = (os.getpid(), jobs)
+        jobs = _spawner[1]
+    done: Future[T] = Future()
+    jobs.put((start, done))
+    return done.result()
+
+
+def _run_jobs(jobs: queue.SimpleQueue[tuple[Callable[[], Any], Future[Any]]]) -> None:
+    while True:
+        start, done = jobs.get()
+        try:
+            done.set_result(start())
+        except BaseException as exc:  # handed to the caller
+            done.set_exception(exc)
+
+
 class Jail:
     """One zygote and the programs it runs; thread-safe, restarted after a fork.
 
@@ -197,14 +234,16 @@ class Jail:
                   "mountpoint": self._mountpoint}  # fmt: skip
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         with theirs:
-            self._proc = subprocess.Popen(
-                [sys.executable, "-I", str(_INSIDE), str(theirs.fileno()), json.dumps(config)],
-                pass_fds=[theirs.fileno()],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                env={"PATH": os.environ.get("PATH", os.defpath), "LANG": "C.UTF-8"},
-                cwd="/",
+            self._proc = _from_lasting_thread(
+                lambda: subprocess.Popen(
+                    [sys.executable, "-I", str(_INSIDE), str(theirs.fileno()), json.dumps(config)],
+                    pass_fds=[theirs.fileno()],
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    env={"PATH": os.environ.get("PATH", os.defpath), "LANG": "C.UTF-8"},
+                    cwd="/",
+                )
             )
         self._sock, self._pid = ours, os.getpid()
         ours.settimeout(30)
