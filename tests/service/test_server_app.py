@@ -366,7 +366,8 @@ class TestValidate:
 
 def test_openapi_schema_lists_the_endpoints(client: TestClient) -> None:
     schema = client.get("/openapi.json").json()
-    assert set(schema["paths"]) == {"/healthz", "/score", "/score/batch", "/validate"}
+    endpoints = {"/healthz", "/score", "/score/batch", "/validate", "/get_reward"}
+    assert set(schema["paths"]) == endpoints
     assert "securitySchemes" not in schema.get("components", {})
     error = schema["paths"]["/score"]["post"]["responses"]["422"]
     assert error["content"]["application/json"]["schema"] == {

@@ -261,8 +261,8 @@ def score_sample(
 
 
 def load_backend(source: object, reward: object | None) -> Backend:
-    """The backend for a tests dir, an eval.yaml (or its directory), or reward functions
-    (also one `module:function` reference).
+    """The backend for a tests dir, an eval.yaml (or its directory), an OpenAI grader JSON,
+    or reward functions (also one `module:function` reference).
 
     Raises:
         ConfigError: the source is not one of these, or its configuration is wrong.
@@ -278,6 +278,11 @@ def load_backend(source: object, reward: object | None) -> Backend:
             return _eval(path)
         if path.is_dir() and (path / "eval.yaml").is_file():
             return _eval(path / "eval.yaml")
+        if path.is_file() and path.suffix == ".json":  # an OpenAI grader (rewardkit.graders)
+            from rewardkit.graders import load_reward
+
+            grader = load_reward(path)
+            return FunctionsBackend.build({grader.name: grader.function()}, None)
         if path.is_dir():
             from rewardkit.sources.tests_dir import discover
 

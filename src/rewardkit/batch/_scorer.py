@@ -466,6 +466,23 @@ class Scorer:
 
         return verl_compute_score(self, invalid=invalid)
 
+    def verifiers_rubric(
+        self, *, name: str | None = None, ground_truth: str = "answer", invalid: float | None = None
+    ) -> type[Any]:
+        """A verifiers `Task` mixin of rewards and metrics (see
+        `rewardkit.batch._verifiers.verifiers_rubric`); needs `pip install verifiers`."""
+        from rewardkit.batch._verifiers import verifiers_rubric
+
+        return verifiers_rubric(self, name=name, ground_truth=ground_truth, invalid=invalid)
+
+    def inspect_scorer(
+        self, *, name: str | None = None, judges: bool = False, invalid: float | str | None = None
+    ) -> Any:
+        """An Inspect AI `Scorer` (see `rewardkit.batch._inspect.inspect_scorer`)."""
+        from rewardkit.batch._inspect import inspect_scorer
+
+        return inspect_scorer(self, name=name, judges=judges, invalid=invalid)
+
 
 ScoreChunk = Callable[[list[SampleLike]], list[SampleResult]]
 _CHUNK_S = 0.1

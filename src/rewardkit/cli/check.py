@@ -28,7 +28,9 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="exit codes: 0 valid; 2 a configuration problem: an error, a likely typo (a "
         "warning with a suggestion) or nothing to score.",
     )
-    parser.add_argument("path", type=Path, help="a tests directory or an eval.yaml")
+    parser.add_argument(
+        "path", type=Path, help="a tests directory, an eval.yaml or an OpenAI grader JSON"
+    )
     parser.add_argument(
         "--json",
         action="store_true",
@@ -63,6 +65,12 @@ def main(argv: list[str]) -> int:
                 estimate = _estimate(suite) if args.estimate else None
                 for trap in suite.traps():  # silent zeros: warnings, not errors
                     warnings.warn(trap, stacklevel=1)
+            elif path.suffix == ".json":  # an OpenAI grader
+                from rewardkit.graders import describe_grader, grader_data, load_grader
+
+                grader = load_grader(path)
+                text, empty, estimate = describe_grader(grader, str(path)), False, None
+                data = grader_data(grader) if args.json else None
             else:
                 plan = discover(path)
                 text, empty = describe_plan(plan), not list(plan.leaves())

@@ -1,11 +1,11 @@
 """`create_app`: a FastAPI reward service over one loaded `Scorer`.
 
-Endpoints: `POST /score`, `POST /score/batch`, `POST /validate`, `GET /healthz`, and the
-OpenAPI schema at `/openapi.json`. Every error is JSON `{"detail": "<message>"}` (422s add
-`errors`, pydantic's list). Before a sample is scored, `Guard` checks the token and reads the
-body under a size cap and a time limit, `JsonRoute` parses it off the event loop under a depth
-bound, and its workspace must lie inside the workspace root. `Workers` score it in a process
-that its deadline really ends.
+Endpoints: `POST /score`, `POST /score/batch`, `POST /validate`, `GET /healthz`, OpenRLHF's
+`POST /get_reward` (`_openrlhf.py`), and the OpenAPI schema at `/openapi.json`. Every error is
+JSON `{"detail": "<message>"}` (422s add `errors`, pydantic's list). Before a sample is
+scored, `Guard` checks the token and reads the body under a size cap and a time limit,
+`JsonRoute` parses it off the event loop under a depth bound, and its workspace must lie inside
+the workspace root. `Workers` score it in a process that its deadline really ends.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ from rewardkit.server._models import (
     ValidateIn,
     ValidateOut,
 )
+from rewardkit.server._openrlhf import add_openrlhf
 from rewardkit.server._pool import WorkerError, Workers
 
 __all__ = ["create_app"]
@@ -141,6 +142,7 @@ def create_app(
     bearer = HTTPBearer(scheme_name="bearer", description="the server's --token", auto_error=False)
     auth = [] if token is None else [Depends(bearer)]
     _add_scoring(app, workers, limits, workspaces, auth)
+    add_openrlhf(app, scorer, workers, limits, auth)
     validate = None if validate_root is None else Path(validate_root).resolve()
     _add_service(app, limits, validate, auth)
     return app
