@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import time
 from typing import Any
@@ -64,8 +65,17 @@ def _answer(sent: list[Message]) -> tuple[int, dict[bytes, bytes], str]:
     return start["status"], dict(start["headers"]), json.loads(body["body"])["detail"]
 
 
+WRONG_BASIC = [
+    "Basic s3cret",  # not base64 of user:password
+    "Basic " + base64.b64encode(b"s3cret:wrong").decode(),  # the token as the user name
+    "Basic " + base64.b64encode(b"rewardkit:").decode(),
+    "Basic " + base64.b64encode(b"rewardkit:s3cre").decode(),
+    "Digest " + base64.b64encode(b"rewardkit:s3cret").decode(),
+]
+
+
 @pytest.mark.parametrize(
-    "header", [None, "Bearer wrong", "Bearer s3cre", "Basic s3cret", "Bearer", "s3cret"]
+    "header", [None, "Bearer wrong", "Bearer s3cre", "Bearer", "s3cret", *WRONG_BASIC]
 )
 def test_a_wrong_or_missing_token_is_401_before_the_body_is_read(header: str | None) -> None:
     app = Recorder()
@@ -78,7 +88,8 @@ def test_a_wrong_or_missing_token_is_401_before_the_body_is_read(header: str | N
     problem = "missing" if header is None else "wrong"
     assert detail == (
         f"{problem} bearer token; send 'Authorization: Bearer <token>' with the server's "
-        "--token (env REWARDKIT_SERVER_TOKEN)"
+        "--token (env REWARDKIT_SERVER_TOKEN), or put it in the URL as the password "
+        "(http://rewardkit:<token>@host/...)"
     )
 
 
@@ -87,6 +98,14 @@ def test_the_right_token_passes_the_whole_body_at_once() -> None:
     client = [_chunk(b'{"a": '), _chunk(b"1"), _chunk(b"}", more=False)]
     sent, reads = _call(_guard(app), _scope(authorization="bearer s3cret"), client)
     assert (sent[0]["status"], reads, app.bodies) == (200, 3, [b'{"a": 1}'])
+
+
+def test_the_token_as_a_urls_password_passes() -> None:
+    """A client that can only put credentials in the URL (OpenRLHF's): Basic, any user."""
+    app = Recorder()
+    basic = "Basic " + base64.b64encode(b"rewardkit:s3cret").decode()
+    sent, _ = _call(_guard(app), _scope(authorization=basic), [_chunk(b"{}", more=False)])
+    assert (sent[0]["status"], app.bodies) == (200, [b"{}"])
 
 
 def test_public_paths_and_no_token_need_none() -> None:

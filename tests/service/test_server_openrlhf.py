@@ -178,6 +178,10 @@ def test_the_completion_is_the_query_less_its_prompt(url: str) -> None:
     # a prompt that does not start the query (e.g. truncated by the trainer): the whole query
     assert client.single_turn("4", "another prompt", "4")[0] == [1.0]
     assert client.single_turn("Q: 4", "another prompt", "4")[0] == [0.0]
+    # the end-of-turn tokens the trainer decodes close the answer, they are not in it
+    for end in ("<|im_end|>", "<|eot_id|>\n", "</s></s>", "<end_of_turn>"):
+        assert client.single_turn(f"Q: 2+2? A:4{end}", "Q: 2+2? A:", "4")[0] == [1.0], end
+    assert client.single_turn("Q: 2+2? A:4<|im_end|>x", "Q: 2+2? A:", "4")[0] == [0.0]
 
 
 def test_a_batch_keeps_its_order_across_shards(url: str) -> None:
@@ -333,7 +337,7 @@ def test_a_tests_dir_cannot_score_text_and_says_so() -> None:
         assert client.attempts == OpenRLHFClient.tries
 
 
-def test_the_token_is_required_and_openrlhf_cannot_send_one() -> None:
+def test_the_token_is_required_and_goes_in_the_url() -> None:
     app = create_app(rk.load([exact], max_concurrent=1), token=TOKEN)
     with serving(app) as url:
         response = httpx.post(url, json={"query": ["4"], "labels": ["4"]})
@@ -343,7 +347,13 @@ def test_the_token_is_required_and_openrlhf_cannot_send_one() -> None:
         with pytest.raises(TrainerError):
             trainer.single_turn("4", "", "4")
         assert trainer.attempts == OpenRLHFClient.tries  # a 401 is retried, then given up
-        # behind a proxy that adds the header (see docs/openrlhf.md)
+        # the token as the URL's password: the client sends it as Basic credentials
+        in_url = url.replace("http://", f"http://rewardkit:{TOKEN}@")
+        assert OpenRLHFClient([in_url]).single_turn("4", "", "4")[0] == [1.0]
+        wrong = url.replace("http://", "http://rewardkit:guess@")
+        with pytest.raises(TrainerError):
+            OpenRLHFClient([wrong], pause=0).single_turn("4", "", "4")
+        # or behind a proxy that adds the header (see docs/openrlhf.md)
         proxied = OpenRLHFClient([url], headers={"Authorization": f"Bearer {TOKEN}"})
         assert proxied.single_turn("4", "", "4")[0] == [1.0]
 

@@ -30,8 +30,9 @@ def build_parser() -> argparse.ArgumentParser:
     env = os.environ.get
     parser = argparse.ArgumentParser(
         prog="rewardkit serve",
-        description="Serve a reward over HTTP: POST /score, /score/batch, /validate; "
-        "GET /healthz; the OpenAPI schema at /openapi.json.",
+        description="Serve a reward over HTTP: POST /score, /score/batch, /validate, and "
+        "/get_reward (OpenRLHF's remote reward model); GET /healthz; the OpenAPI schema at "
+        "/openapi.json.",
         epilog=f"exit codes: {EXIT_OK} stopped; {EXIT_CONFIG} bad arguments, bad configuration, "
         f"the port in use, or the server extra missing ({INSTALL_HINT}).",
     )

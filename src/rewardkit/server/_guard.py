@@ -1,6 +1,6 @@
 """`Guard`: the ASGI layer in front of the service: the token first, then a bounded body read.
 
-It runs before FastAPI touches a request, so a request without the right bearer token gets 401
+It runs before FastAPI touches a request, so a request without the right token gets 401
 before a single body byte is read. An accepted body is read in chunks, under a size cap (413:
 no more than the cap plus one chunk is ever held) and a time limit for the whole body (408).
 Refusals close the connection, so a body left unread is never read.
@@ -9,6 +9,8 @@ Refusals close the connection, so a body left unread is never read.
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 import hmac
 
 from starlette.responses import JSONResponse
@@ -109,15 +111,25 @@ class Guard:
 
 
 def _check_token(header: bytes | None, expected: bytes) -> None:
-    """Pass a matching `Bearer` token (compared in constant time); else raise a 401."""
+    """Pass a matching `Bearer` token, or `Basic` credentials whose password is the token
+    (what a client sends for `http://user:TOKEN@host/...`: OpenRLHF can send no header), each
+    compared in constant time; else raise a 401."""
     scheme, _, given = (header or b"").partition(b" ")
-    if scheme.lower() == b"bearer" and hmac.compare_digest(given.strip(), expected):
+    if scheme.lower() == b"basic":
+        try:
+            given = base64.b64decode(given.strip(), validate=True).partition(b":")[2]
+        except binascii.Error:
+            given = b""
+    elif scheme.lower() != b"bearer":
+        given = b""
+    if given and hmac.compare_digest(given.strip(), expected):
         return
     problem = "missing" if header is None else "wrong"
     raise _Refusal(
         401,
         f"{problem} bearer token; send 'Authorization: Bearer <token>' with the server's "
-        "--token (env REWARDKIT_SERVER_TOKEN)",
+        "--token (env REWARDKIT_SERVER_TOKEN), or put it in the URL as the password "
+        "(http://rewardkit:<token>@host/...)",
         {"WWW-Authenticate": "Bearer"},
     )
 

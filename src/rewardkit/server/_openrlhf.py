@@ -68,21 +68,41 @@ class OpenRLHFOut(BaseModel):
     )
 
 
+END_MARKERS = (
+    "<|im_end|>", "<|eot_id|>", "<|end_of_text|>", "<|endoftext|>", "</s>", "<end_of_turn>",
+    "<|end|>", "<|return|>", "<｜end▁of▁sentence｜>",
+)  # fmt: skip
+"""End-of-turn and end-of-text tokens of common chat templates (ChatML, Llama 3, Gemma, Phi,
+Mistral, gpt-oss, DeepSeek): the trainer decodes the query with them, and they are no part of
+the answer a judge reads."""
+
+
 def openrlhf_sample(query: str, prompt: str | None, label: Any) -> dict[str, Any]:
-    """The sample fields for one OpenRLHF query.
+    """The sample fields for one OpenRLHF query: the completion is the query less its prompt
+    and less the end-of-turn tokens that close it (`END_MARKERS`).
 
     Example:
-        >>> openrlhf_sample("Q: 2+2? A: 4", "Q: 2+2? A:", "4")
+        >>> openrlhf_sample("Q: 2+2? A: 4<|im_end|>", "Q: 2+2? A:", "4")
         {'completion': ' 4', 'prompt': 'Q: 2+2? A:', 'ground_truth': '4'}
     """
-    fields: dict[str, Any] = {"completion": query}
+    completion = query
+    if prompt is not None and query.startswith(prompt):
+        completion = query[len(prompt) :]
+    fields: dict[str, Any] = {"completion": _without_end_markers(completion)}
     if prompt is not None:
-        if query.startswith(prompt):
-            fields["completion"] = query[len(prompt) :]
         fields["prompt"] = prompt
     if label is not None and label != "":
         fields["ground_truth"] = label
     return fields
+
+
+def _without_end_markers(text: str) -> str:
+    while True:
+        stripped = text.rstrip()
+        marker = next((m for m in END_MARKERS if stripped.endswith(m)), None)
+        if marker is None:
+            return text
+        text = stripped[: -len(marker)]
 
 
 def add_openrlhf(
