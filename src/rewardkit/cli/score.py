@@ -52,8 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--config",
         type=Path,
         required=True,
-        help="a tests directory, an eval.yaml, or a reward function as module:function "
-        "(imported with the working directory on sys.path)",
+        help="a tests directory, an eval.yaml, an OpenAI grader JSON, or a reward function as "
+        "module:function (imported with the working directory on sys.path)",
     )
     parser.add_argument("--out", type=Path, required=True, help="the results JSONL (appended)")
     parser.add_argument(
@@ -187,7 +187,8 @@ def _run(args: argparse.Namespace) -> RunCounts:
     if not args.config.exists():
         if not REFERENCE.fullmatch(str(args.config)):
             raise ConfigError(
-                "config not found. Pass a tests directory, an eval.yaml or module:function.",
+                "config not found. Pass a tests directory, an eval.yaml, a grader JSON or "
+                "module:function.",
                 path=args.config,
             )
         config = str(args.config)
