@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
+from live_server import serving
 from serve_rewards import busy
 
 import rewardkit as rk
@@ -22,19 +20,8 @@ CLIENTS, REQUESTS = 32, 8
 @pytest.fixture(scope="module")
 def base_url() -> Iterator[str]:
     app = create_app(rk.load([busy], max_concurrent=4), token="t0k")
-    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", ws="none")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert thread.is_alive(), "uvicorn stopped while starting"
-        assert time.monotonic() < deadline, "uvicorn did not start within 10s"
-        time.sleep(0.01)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(10)
+    with serving(app) as url:
+        yield url
 
 
 def _sample(client_id: int, n: int) -> dict[str, Any]:

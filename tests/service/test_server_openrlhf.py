@@ -25,7 +25,6 @@ import importlib.util
 import logging
 import sys
 import textwrap
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -34,8 +33,8 @@ from types import SimpleNamespace
 from typing import Any
 
 import httpx
+import live_server
 import pytest
-import uvicorn
 from fastapi import FastAPI
 from serve_rewards import exact, fails_on_boom
 
@@ -110,21 +109,8 @@ class OpenRLHFClient:
 @contextmanager
 def serving(app: FastAPI) -> Iterator[str]:
     """`app` under uvicorn on 127.0.0.1; yields its `/get_reward` URL."""
-    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", ws="none")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert thread.is_alive(), "uvicorn stopped while starting"
-        assert time.monotonic() < deadline, "uvicorn did not start within 10s"
-        time.sleep(0.01)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}/get_reward"
-    finally:
-        server.should_exit = True
-        thread.join(10)
+    with live_server.serving(app) as base:
+        yield f"{base}/get_reward"
 
 
 @pytest.fixture(scope="module")
