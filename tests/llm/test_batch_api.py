@@ -255,6 +255,14 @@ def test_batch_api_refuses_a_budget_and_a_bad_state(suite: Path, tmp_path: Path)
     )
     assert both.returncode == 2
     assert "--batch-api and --max-cost-usd cannot go together" in both.stderr
+    rollouts = tmp_path / "r.jsonl"
+    rollouts.write_text('{"completion": "42"}\n')
+    ray = rewardkit(
+        "score", "--config", suite, rollouts, "--out", tmp_path / "o.jsonl",
+        "--backend", "ray", "--batch-api", tmp_path / "s",
+    )  # fmt: skip
+    assert ray.returncode == 2
+    assert "--batch-api needs the local backend" in ray.stderr
     (tmp_path / "bad").mkdir()
     (tmp_path / "bad" / "state.json").write_text("{}")
     bad = rewardkit("eval", suite, "--out", tmp_path / "o", "--batch-api", tmp_path / "bad")

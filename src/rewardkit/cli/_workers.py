@@ -139,7 +139,8 @@ def batched(args: argparse.Namespace, run: Callable[[argparse.Namespace], T]) ->
 
     Raises:
         ConfigError: `--batch-api` with `--max-cost-usd` (a submitted batch cannot be
-            stopped), or a provider refused a batch (its state is kept: run again).
+            stopped) or `--backend ray`, or a provider refused a batch (its state is kept:
+            run again).
     """
     if args.batch_api is None:
         return run(args)
@@ -147,6 +148,11 @@ def batched(args: argparse.Namespace, run: Callable[[argparse.Namespace], T]) ->
         raise ConfigError(
             "--batch-api and --max-cost-usd cannot go together: a submitted batch cannot be "
             "stopped part-way; run `rewardkit check --estimate` first instead"
+        )
+    if getattr(args, "backend", None) == "ray":
+        raise ConfigError(
+            "--batch-api needs the local backend: Ray's workers do not inherit the "
+            "environment that keeps the first pass from calling the models"
         )
     from rewardkit.models.batches._apis import BatchError
     from rewardkit.models.batches._run import run_batched
