@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import rewardkit.calibration._metrics as m
 from rewardkit._outcome import Outcome
-from rewardkit.calibration import _metrics as m
 from rewardkit.calibration._agreement import bootstrap
 from rewardkit.calibration._labels import Item
 from rewardkit.calibration._probes import confident, padded, swapped, wrong_items
