@@ -11,13 +11,13 @@ and each model's adaptive limit (its lowest, and how often overload answers lowe
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import math
 import os
 import shutil
 import sys
 import tempfile
-import uuid
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 __all__ = ["RunLedger", "model_lines", "record", "run_ledger"]
 
 _COUNTS = ("calls", "cache_hits", "batched", "refused")
+_NUMBERS = itertools.count()
+"""Numbers this process's closing clients' files (a fork's pid is its own)."""
 
 
 @dataclass
@@ -88,7 +90,7 @@ def record(stats: ClientStats) -> None:
     folder = Path(directory) / "stats"
     with contextlib.suppress(OSError):
         folder.mkdir(exist_ok=True)
-        (folder / f"{os.getpid()}-{uuid.uuid4().hex[:8]}.json").write_text(json.dumps(data))
+        (folder / f"{os.getpid()}-{next(_NUMBERS)}.json").write_text(json.dumps(data))
 
 
 @contextlib.contextmanager

@@ -16,7 +16,6 @@ exclusive lock. A judge's own `budget` is a `Spend` of its own, shared the same 
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import json
 import math
 import os
@@ -194,6 +193,8 @@ class JudgeBudget:
 
     def spend(self) -> Spend:
         """Its ledger: shared by the run's processes (one file per judge) in a CLI run."""
+        import hashlib
+
         digest = hashlib.sha256(self.judge.encode("utf-8")).hexdigest()[:16]
         return Spend(self.usd, ledger_file(f"judge-{digest}"))
 
