@@ -350,3 +350,15 @@ def _marked(server: Server) -> list[int]:
         if needle in environ.split(b"\0"):
             found.append(int(entry.name))
     return found
+
+
+def test_an_answer_of_a_million_end_markers_is_cut_in_linear_time() -> None:
+    """OpenRLHF's `/get_reward` drops the end-of-turn tokens closing a query: a policy that
+    ends its answer with a million of them must not make that quadratic."""
+    from rewardkit.server._openrlhf import openrlhf_sample
+
+    query = "Q: A: 4" + "</s> <|im_end|>\n" * 500_000
+    start = time.process_time()
+    fields = openrlhf_sample(query, "Q: A:", "4")
+    assert time.process_time() - start < 2.0
+    assert fields["completion"] == " 4"
