@@ -292,7 +292,8 @@ def test_the_jail_holds_for_an_unprivileged_user(tmp_path: Path) -> None:
         "j = Jail()\n"
         "t = threading.Thread(target=lambda: j.run(python='m.py', files={'m.py': ''}))\n"
         "t.start(); t.join(); time.sleep(0.2)\n"
-        "print('after its thread', j.run(python='m.py', files={'m.py': 'print(7)'}).stdout)\n"
+        "alive = j._proc.poll() is None\n"
+        "print('after its thread', alive, j.run(python='m.py', files={'m.py': 'print(7)'}).stdout)\n"
         "j.close()\n"
     )
     public = Path(tempfile.mkdtemp())  # pytest's tmp_path is not reachable by nobody
@@ -310,7 +311,7 @@ def test_the_jail_holds_for_an_unprivileged_user(tmp_path: Path) -> None:
         run.stdout
     )
     assert lines[1].startswith("('landlock', 'seccomp') ['65534', 'denied']"), run.stdout
-    assert lines[2] == "after its thread 7", run.stdout
+    assert lines[2] == "after its thread True 7", run.stdout
 
 
 REFUSE = """
