@@ -234,3 +234,29 @@ def test_a_batch_is_sent_in_chunks_and_comes_back_in_order() -> None:
         results = scorer.score_batch([_sample("ok")] * 300 + [_sample("exit")])
     assert [r.reward for r in results[:300]] == [1.0] * 300
     assert results[300].reward is None
+
+
+DRIVER = os.getpid()
+
+
+def _tag(key: str, result: SampleResult) -> tuple[str, float | None, bool]:
+    """A `finish`: the key, the reward, and whether it ran in a worker."""
+    return key, result.reward, os.getpid() != DRIVER
+
+
+def test_finish_is_applied_in_the_worker_and_here_to_a_lost_sample() -> None:
+    texts = ["ok", "loop", "ok", "exit", "ok"]
+    run = partial(score_sample, rk.load([hostile]).backend, on_error="fail")
+    pool = ForkedPool(run, size=1, deadline=0.5, memory_mib=64)
+    try:
+        back = pool.score_chunk([_sample(t) for t in texts], keys=list("abcde"), finish=_tag)
+    finally:
+        pool.close()
+    # the lost samples' results are made outside a worker; their chunk-mates are rescored
+    assert back == [
+        ("a", 1.0, True),
+        ("b", None, False),
+        ("c", 1.0, True),
+        ("d", None, False),
+        ("e", 1.0, True),
+    ]

@@ -68,3 +68,38 @@ def test_lines_that_cannot_be_a_sample_say_why(raw: bytes | None, problem: str) 
     with pytest.raises(LineError) as caught:
         parse_line(raw, 3, cap)
     assert problem in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"id": "a", "completion": "\xc3\xa9"}\n',
+        b'\xef\xbb\xbf{"id": "bom"}\n',  # a UTF-8 byte order mark
+        b' {"id": "space"}',
+        '{"id": "wide"}'.encode("utf-16-le"),
+        b'{"a": "\\ud800"}',  # a lone surrogate, escaped
+        b'{"a": "\xff"}',  # not UTF-8
+        b'{"a": ' + b"[" * 120 + b"]" * 120 + b"}",  # past the depth cap
+        b'{"a": ' + b"9" * 5000 + b"}",  # past the integer digits limit
+        b'{"a": 1} x',
+        b"{",
+    ],
+)
+def test_the_quick_parse_answers_as_the_untrusted_parser(raw: bytes) -> None:
+    from rewardkit._untrusted import CapExceeded, loads_json
+
+    try:
+        data = loads_json(raw, "the line")
+    except CapExceeded as exc:
+        expected: object = str(exc)
+    except ValueError as exc:
+        expected = f"not valid JSON ({exc})"
+    else:
+        expected = data if isinstance(data, dict) else "not an object"
+        if isinstance(data, dict):
+            data.pop("id", None)
+    try:
+        got: object = parse_line(raw, 1, 1 << 20)[1]
+    except LineError as exc:
+        got = str(exc) if "must be a JSON object" not in str(exc) else "not an object"
+    assert got == expected

@@ -150,7 +150,7 @@ def test_progress_bar_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     rollouts = _rollouts(tmp_path / "r.jsonl", [_case(1), _case(2)])
     with score._progress(rollouts, tmp_path / "o.jsonl", 1 << 20, enabled=True) as advance:
         assert advance is not None
-        advance({})
+        advance(2)  # two result lines written
         seen.append(advance)
     assert seen
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from rewardkit._errors import ConfigError, did_you_mean
 from rewardkit._outcome import ErrorPolicy, Outcome
-from rewardkit.batch._compose import Scored, compose_sample
+from rewardkit.batch._compose import Scored, compose_one, compose_sample
 from rewardkit.batch._result import SampleResult
 from rewardkit.batch._sample import Sample, SampleError, as_sample
 from rewardkit.engine._workers import DEFAULT_TIMEOUT, runs_inline
@@ -38,8 +38,11 @@ __all__ = [
     "EvalBackend",
     "FunctionsBackend",
     "TestsDirBackend",
+    "failed",
     "function_at",
     "load_backend",
+    "outcome_of",
+    "raised",
     "score_sample",
 ]
 
@@ -83,13 +86,7 @@ class FunctionsBackend:
         messages = sample.chat()
         if len(self.functions) == 1 and self.block is None:
             ((name, fn, ok),) = self.functions
-            outcome = self._call(name, fn, ok, messages, sample)
-            value = outcome.value
-            if value is not None and 0.0 <= value <= 1.0:  # what composition gives, sooner:
-                raw = outcome.raw  # a pass/fail is 1 or 0, a score on [0, 1] itself
-                reward = (1.0 if raw else 0.0) if type(raw) is bool else value
-                return Scored(reward, (outcome,), {"reward": reward})
-            return compose_sample((outcome,), None, self.info, on_error)
+            return compose_one(self._call(name, fn, ok, messages, sample), self.info, on_error)
         outcomes = tuple(
             self._call(name, fn, ok, messages, sample) for name, fn, ok in self.functions
         )
@@ -106,27 +103,35 @@ class FunctionsBackend:
             if inspect.iscoroutine(result):
                 result = asyncio.run(result)  # this worker thread's own loop
         except Exception as exc:
-            error = f"{name} raised {type(exc).__name__}: {exc}"
-            return Outcome(name=name, status="error", error=error, duration_ms=_ms(start))
-        score = getattr(result, "score", result)
-        problem: str | None = getattr(result, "error", None)
-        if (
-            problem
-            or not isinstance(score, int | float)
-            or getattr(result, "is_score_valid", True) is False
-        ):
-            why = problem or f"returned an invalid score {score!r}"
-            return Outcome(
-                name=name, status="error", error=f"{name}: {why}", duration_ms=_ms(start)
-            )
-        return Outcome(
-            name=name,
-            status="scored",
-            value=float(score),
-            raw=score,
-            reasoning=getattr(result, "reason", None),
-            duration_ms=_ms(start),
-        )
+            return raised(name, exc, start)
+        return outcome_of(name, result, start)
+
+
+def outcome_of(name: str, result: Any, start: float) -> Outcome:
+    """A reward function's outcome from what it returned (called at `start`)."""
+    score = getattr(result, "score", result)
+    problem: str | None = getattr(result, "error", None)
+    if (
+        problem
+        or not isinstance(score, int | float)
+        or getattr(result, "is_score_valid", True) is False
+    ):
+        why = problem or f"returned an invalid score {score!r}"
+        return Outcome(name=name, status="error", error=f"{name}: {why}", duration_ms=_ms(start))
+    return Outcome(
+        name=name,
+        status="scored",
+        value=float(score),
+        raw=score,
+        reasoning=getattr(result, "reason", None),
+        duration_ms=_ms(start),
+    )
+
+
+def raised(name: str, exc: Exception, start: float) -> Outcome:
+    """The outcome of a reward function that raised `exc` (called at `start`)."""
+    error = f"{name} raised {type(exc).__name__}: {exc}"
+    return Outcome(name=name, status="error", error=error, duration_ms=_ms(start))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -151,6 +156,8 @@ class EvalBackend:
             judging = replace(self.suite, reward=None)
             (result,) = score_records(judging, [("sample", record)], max_concurrent=1)
             outcomes = result.outcomes
+        if len(outcomes) == 1 and self.suite.reward is None:
+            return compose_one(outcomes[0], self.suite.judge_info, on_error)
         return compose_sample(outcomes, self.suite.reward, self.suite.judge_info, on_error)
 
     @property
@@ -247,10 +254,7 @@ def score_sample(
     try:
         scored = backend.score(as_sample(data), on_error)
     except (Exception, SystemExit) as exc:  # a failing sample is a result, not a crash
-        kind = "" if isinstance(exc, SampleError | ConfigError) else f"{type(exc).__name__}: "
-        return SampleResult(
-            reward=None, error=f"{kind}{exc}", duration_s=time.perf_counter() - start
-        )
+        return failed(exc, start)
     return SampleResult(
         reward=scored.reward,
         outcomes=scored.outcomes,
@@ -258,6 +262,12 @@ def score_sample(
         error=scored.error,
         duration_s=time.perf_counter() - start,
     )
+
+
+def failed(exc: BaseException, start: float) -> SampleResult:
+    """The invalid result of a sample whose scoring (begun at `start`) raised `exc`."""
+    kind = "" if isinstance(exc, SampleError | ConfigError) else f"{type(exc).__name__}: "
+    return SampleResult(reward=None, error=f"{kind}{exc}", duration_s=time.perf_counter() - start)
 
 
 def load_backend(source: object, reward: object | None) -> Backend:

@@ -19,7 +19,7 @@ from rewardkit._outcome import ErrorPolicy, Outcome
 if TYPE_CHECKING:
     from rewardkit.compose import JudgeInfo, JudgeValue, RewardBlock
 
-__all__ = ["Scored", "compose_sample"]
+__all__ = ["Scored", "compose_one", "compose_sample"]
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,23 @@ def compose_sample(
     except CompositionError as exc:
         return Scored(None, outcomes, error=f"{exc}{_without_value(outcomes, values)}")
     return Scored(reward, outcomes, {"reward": reward})
+
+
+def compose_one(outcome: Outcome, judges: Mapping[str, JudgeInfo], on_error: ErrorPolicy) -> Scored:
+    """`compose_sample` of one judge's outcome in the default composition; sooner when the
+    judge scored on [0, 1], where the reward is its score (a pass/fail is 1 or 0)."""
+    value = outcome.value
+    info = judges.get(outcome.name)
+    if (
+        value is not None
+        and 0.0 <= value <= 1.0
+        and info is not None
+        and info.score_range == (0, 1)
+    ):
+        raw = outcome.raw
+        reward = (1.0 if raw else 0.0) if type(raw) is bool else value
+        return Scored(reward, (outcome,), {"reward": reward})
+    return compose_sample((outcome,), None, judges, on_error)
 
 
 def _value(

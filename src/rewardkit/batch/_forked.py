@@ -3,7 +3,8 @@
 `ForkedPool` has one *slot* per chunk of samples scored at once. A slot is a supervisor
 process, forked from the driver when the pool starts, which forks a long-lived worker: both
 inherit the loaded reward, so only the samples and their results cross a pipe, one pickled
-frame per chunk each way (the supervisor passes frames on without reading them). The worker
+frame per chunk each way (the supervisor passes frames on without reading them); a caller
+may have each result turned into something cheaper to send (`finish`) in the worker. The worker
 scores the chunk's samples in turn, writing which sample it is on and since when to a word
 of memory it shares with its supervisor, so the supervisor watches each sample's deadline
 without a message per sample. A worker whose sample outlives its deadline is killed, and one
@@ -35,8 +36,9 @@ import struct
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import repeat
 from multiprocessing.connection import Connection, Pipe, wait
 from typing import Any, NoReturn
 
@@ -44,10 +46,12 @@ from rewardkit.batch._result import SampleResult
 from rewardkit.engine._lifeline import adopt_orphans, die_with_parent, end_children
 from rewardkit.engine._workers import cap_memory, run_inline
 
-__all__ = ["ForkedPool", "Run", "Ticket"]
+__all__ = ["Finish", "ForkedPool", "Run", "Ticket"]
 
 Run = Callable[[Any], SampleResult]
 """Scores one sample, never raising (inherited by the workers)."""
+Finish = Callable[[Any, SampleResult], Any]
+"""Turns a sample's key and result into what is sent back (picklable; never a `SampleResult`)."""
 _POLL_S = 0.1
 """How often a supervisor checks that the driver is still there."""
 _MAX_REPLY = 256 << 20
@@ -77,36 +81,56 @@ class ForkedPool:
 
     def score(self, sample: Any) -> SampleResult:
         """Score `sample` in a free slot (see `score_chunk`)."""
-        return self.score_chunk([sample])[0]
+        (result,) = self.score_chunk([sample])
+        return result  # type: ignore[no-any-return]  # no `finish`: a SampleResult
 
     def score_chunk(
-        self, samples: list[Any], *, ticket: Ticket | None = None, retry: bool = True
-    ) -> list[SampleResult]:
+        self,
+        samples: list[Any],
+        *,
+        ticket: Ticket | None = None,
+        retry: bool = True,
+        keys: Sequence[Any] = (),
+        finish: Finish | None = None,
+    ) -> list[Any]:
         """Score `samples` in turn in a free slot, each under the deadline; in order.
 
         Blocking: call it from one of `size` threads. A supervisor killed from outside is
         replaced, and its chunk sent to the new one once; `abandon(ticket)` ends the chunk.
+        With `finish`, each result comes back as `finish(key, result)`, `key` being the
+        sample's in `keys`: applied in the worker, or here to a result made outside it.
         """
+        items = list(zip(keys, samples, strict=True) if finish else zip(repeat(None), samples))
+        results = self._score(items, finish, ticket or Ticket(), retry)
+        if finish is None:
+            return results
+        return [
+            finish(key, result) if isinstance(result, SampleResult) else result
+            for (key, _), result in zip(items, results, strict=True)
+        ]
+
+    def _score(
+        self, items: list[tuple[Any, Any]], finish: Finish | None, ticket: Ticket, retry: bool
+    ) -> list[Any]:
         if os.getpid() != self._owner:
             raise RuntimeError("this Scorer was inherited by a forked process; load one there")
         try:
-            frame = pickle.dumps(samples)
+            frame = pickle.dumps((finish, items))
         except Exception as exc:  # one sample cannot be pickled: the others still can
-            if len(samples) > 1:
-                return [result for one in samples for result in self.score_chunk([one])]
+            if len(items) > 1:
+                return [r for one in items for r in self._score([one], finish, Ticket(), True)]
             return [_invalid(f"the sample cannot be sent to a worker process ({_describe(exc)})")]
-        ticket = ticket or Ticket()
         slot = self._idle.get()
         with ticket.lock:
             ticket.slot = None if ticket.abandoned else slot
         try:
             if ticket.slot is None:
-                return [_invalid("abandoned by its caller")] * len(samples)
-            return _spread(pickle.loads(slot.ask(frame)), len(samples))
+                return [_invalid("abandoned by its caller")] * len(items)
+            return _spread(pickle.loads(slot.ask(frame)), len(items))
         except (EOFError, OSError):  # closed meanwhile, or the supervisor killed
             if self._closed:
                 why = "the scorer was closed while this sample was being scored"
-                return [_invalid(why)] * len(samples)
+                return [_invalid(why)] * len(items)
             self._stop(slot)
             slot = self._fork()
         finally:
@@ -114,11 +138,11 @@ class ForkedPool:
                 ticket.slot = None
             self._idle.put(slot)
         if ticket.abandoned:
-            return [_invalid("abandoned by its caller")] * len(samples)
+            return [_invalid("abandoned by its caller")] * len(items)
         if retry:
-            return self.score_chunk(samples, retry=False)
+            return self._score(items, finish, Ticket(), retry=False)
         why = "the process supervising this sample's worker died twice; score it again"
-        return [_invalid(why)] * len(samples)
+        return [_invalid(why)] * len(items)
 
     def abandon(self, ticket: Ticket) -> None:
         """End the chunk scored under `ticket` now (its slot gets fresh processes)."""
@@ -254,15 +278,15 @@ class _Supervisor:
         reply, lost = self._attempt(frame)
         if lost is None:
             return reply
-        samples: list[Any] = pickle.loads(frame)
-        results: list[SampleResult | None] = [None] * len(samples)
-        todo = list(range(len(samples)))
+        finish, items = pickle.loads(frame)
+        results: list[Any] = [None] * len(items)
+        todo = list(range(len(items)))
         while lost is not None:
             index, result = lost
-            results[todo.pop(index)] = result
+            results[todo.pop(index)] = result  # the driver finishes it
             if not todo:
                 break
-            reply, lost = self._attempt(pickle.dumps([samples[i] for i in todo]))
+            reply, lost = self._attempt(pickle.dumps((finish, [items[i] for i in todo])))
             if lost is None:
                 for i, done in zip(todo, _spread(pickle.loads(reply), len(todo)), strict=True):
                     results[i] = done
@@ -342,25 +366,25 @@ def _work(conn: Connection, run: Run, memory_mib: int, supervisor: int, clock: m
 def _reply(run: Run, frame: bytes, memory_mib: int, clock: mmap.mmap) -> bytes:
     _NOW.pack_into(clock, 0, 0)
     try:
-        samples = pickle.loads(frame)
+        finish, items = pickle.loads(frame)
     except Exception as exc:  # e.g. out of memory
         return pickle.dumps([_invalid(f"the sample could not be received ({_describe(exc)})")])
-    results = []
-    for number, sample in enumerate(samples, 1):
+    results: list[Any] = []
+    for number, (key, sample) in enumerate(items, 1):
         # the start time, then which sample, in one word: the supervisor never reads a mix
         _NOW.pack_into(clock, 0, number << 40 | int(time.monotonic() * 1000) & _MS)
         result = run(sample)
         if result.error is not None and "MemoryError" in result.error:
             note = f"a worker may grow by {memory_mib} MiB: raise memory_mib= or --memory-mib"
             result = replace(result, error=f"{result.error} ({note})")
-        results.append(result)
+        results.append(result if finish is None else finish(key, result))
     try:
         return pickle.dumps(results)
     except Exception:
         return pickle.dumps([_sendable(result) for result in results])
 
 
-def _sendable(result: SampleResult) -> SampleResult:
+def _sendable(result: Any) -> Any:
     try:
         pickle.dumps(result)
     except Exception as exc:
@@ -368,7 +392,7 @@ def _sendable(result: SampleResult) -> SampleResult:
     return result
 
 
-def _spread(results: list[SampleResult], n: int) -> list[SampleResult]:
+def _spread(results: list[Any], n: int) -> list[Any]:
     """A chunk's `n` results; a worker that could not read the chunk sent one, for all."""
     return results if len(results) == n else results[:1] * n
 

@@ -7,10 +7,11 @@ values, not an object, a bad `id` — raises `LineError`, which the runner repor
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import json
+from collections.abc import Callable, Iterator
 from typing import IO, Any
 
-from rewardkit._untrusted import MAX_VALUES, CapExceeded, loads_json
+from rewardkit._untrusted import MAX_CHARS, MAX_DEPTH, MAX_VALUES, CapExceeded, loads_json
 
 __all__ = [
     "MAX_ID_CHARS",
@@ -28,6 +29,10 @@ MAX_ID_CHARS = 1_000
 """The longest `id` accepted: ids are kept in memory for resume and written on every result."""
 SampleId = str | int
 _SKIP_CHUNK = 1 << 20
+_SHORT = min(MAX_VALUES, MAX_CHARS)
+"""A line this long or longer may break a cap of `loads_json` (see there): parsed by it."""
+_scan: Callable[[str, int], tuple[Any, int]]
+_scan = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # made by its __init__
 
 
 class LineError(ValueError):
@@ -58,14 +63,18 @@ def parse_line(raw: bytes | None, number: int, cap: int) -> tuple[SampleId, dict
             f"the line is longer than {cap:,} bytes (the cap); raise --max-line-mib, or keep "
             "large content in the sample's workspace"
         )
-    commas_and_brackets = raw.count(b",") + raw.count(b"[") + raw.count(b"{")
+    brackets = raw.count(b"[") + raw.count(b"{")
+    commas_and_brackets = raw.count(b",") + brackets
     if commas_and_brackets >= MAX_VALUES:  # counted, not parsed: a line of `{},` costs nothing
         raise LineError(
             f"the line has {commas_and_brackets:,} commas and brackets, over the cap of "
             f"{MAX_VALUES:,} values in a sample"
         )
+    quick = brackets < MAX_DEPTH and len(raw) < _SHORT  # cannot reach a cap: see `loads_json`
+    data = _quick(raw) if quick else None
     try:
-        data = loads_json(raw, "the line")
+        if data is None:
+            data = loads_json(raw, "the line")
     except CapExceeded as exc:
         raise LineError(str(exc)) from None
     except ValueError as exc:  # not JSON, not UTF-8, an integer of over 4,300 digits
@@ -73,6 +82,19 @@ def parse_line(raw: bytes | None, number: int, cap: int) -> tuple[SampleId, dict
     if not isinstance(data, dict):
         raise LineError(f"must be a JSON object (got {type(data).__name__})")
     return _checked("id", data.pop("id", number)), data
+
+
+def _quick(raw: bytes) -> dict[str, Any] | None:
+    """`raw` as an object when it is plain UTF-8 JSON; None for anything else (then parsed
+    by `loads_json`, which says what is wrong)."""
+    if raw[:1] != b"{":
+        return None
+    try:
+        text = raw.decode()
+        data, end = _scan(text, 0)
+    except (ValueError, StopIteration):
+        return None
+    return None if text[end:].strip(" \t\n\r") else data
 
 
 def take_group(data: dict[str, Any]) -> SampleId | None:
@@ -87,6 +109,8 @@ def take_group(data: dict[str, Any]) -> SampleId | None:
 
 def _checked(field: str, value: object) -> SampleId:
     """`value` as the line's `field` (`id` or `group`): a string or an integer, not too long."""
+    if (type(value) is str and len(value) <= MAX_ID_CHARS) or type(value) is int:
+        return value  # the common case, quickly
     if not isinstance(value, str | int) or isinstance(value, bool):
         raise LineError(f"'{field}' must be a string or an integer (got {_short(value)})")
     if isinstance(value, str) and len(value) > MAX_ID_CHARS:

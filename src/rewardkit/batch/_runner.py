@@ -33,13 +33,15 @@ from rewardkit.batch._lines import (
     read_lines,
     take_group,
 )
-from rewardkit.batch._result import SampleResult
+from rewardkit.batch._rows import Key, Put, Row, Written, encode, result_row, write_forked, written
 from rewardkit.batch._scorer import Scorer
 from rewardkit.compose._traps import silent_zero_flag
 
 __all__ = [
     "MAX_LINE_BYTES",
+    "Key",
     "Progress",
+    "Row",
     "RunCounts",
     "SeenIds",
     "done_results",
@@ -50,16 +52,12 @@ __all__ = [
 ]
 
 MAX_LINE_BYTES = MAX_LINE_MIB << 20
-Row = dict[str, Any]
-"""One results-file line as a plain dict."""
-Progress = Callable[[Row], None]
-"""Told of each result row as it is written (a progress bar)."""
+Progress = Callable[[int], None]
+"""Told how many result lines were just written (a progress bar)."""
 Emit = Callable[[list[Row]], None]
 """Appends scored rows to the results file, in one write (and counts them)."""
 BadLine = Callable[[int, str], None]
 """Called with the line number and the problem of each rollout line that cannot be scored."""
-Key = tuple[SampleId, int, SampleId | None]
-"""A rollout's id, line number and group."""
 Items = Iterator[tuple[Key, dict[str, Any]]]
 """`((id, line number, group), sample fields)` for each rollout left to score."""
 Writer = Callable[[Items, Emit], None]
@@ -102,19 +100,18 @@ class RunCounts:
         tried = self.invalid + self.malformed + self.skipped
         return tried > 0 and self.scored + self.valid_before == 0
 
-    def add(self, row: Row) -> None:
-        """Count one scored row."""
-        for name, value in row["judges"].items():
-            if value is None:
-                self.no_value[name] += 1
-        if row["valid"]:
+    def add(self, done: Written) -> None:
+        """Count one scored result line."""
+        _, line, reward, error, no_value, zero_despite, _, _ = done
+        for name in no_value:
+            self.no_value[name] += 1
+        if reward is not None:
             self.scored += 1
-            self.reward_sum += row["reward"]
-            if row["reward"] == 0 and any((v or 0) > 0 for v in row["judges"].values()):
-                self.zero_despite += 1
+            self.reward_sum += reward
+            self.zero_despite += zero_despite
         else:
             self.invalid += 1
-            self.note(row)
+            self.note(line, error)
 
     def summary(self, seconds: float) -> str:
         """The end-of-run lines after the counts: mean reward, time, judges without a value."""
@@ -135,10 +132,10 @@ class RunCounts:
         the valid samples: a silent zero (a judge read on the wrong scale, say)."""
         return silent_zero_flag(self.zero_despite, self.scored, "rollouts")
 
-    def note(self, row: Row) -> None:
-        """Keep `row` as the example if it comes first in the file."""
-        if self.example is None or row["line"] < self.example[0]:
-            self.example = (row["line"], str(row.get("error")))
+    def note(self, line: int, error: str | None) -> None:
+        """Keep the invalid `line` as the example if it comes first in the file."""
+        if self.example is None or line < self.example[0]:
+            self.example = (line, str(error))
 
 
 def done_results(out: Path) -> dict[str, bool]:
@@ -221,18 +218,6 @@ def rollouts_left(rollouts: Path, out: Path, cap: int = MAX_LINE_BYTES) -> int:
     return max(sum(1 for _ in _lines(rollouts, cap)) - len(done_results(out)), 0)
 
 
-def result_row(sample_id: SampleId, line: int, group: SampleId | None, result: SampleResult) -> Row:
-    """One results-file line as a plain dict (picklable, for remote workers)."""
-    row: Row = {"id": sample_id, "line": line}
-    if group is not None:
-        row["group"] = group
-    row["reward"] = result.reward
-    row |= {"valid": result.valid, "judges": result.judges}
-    if result.error is not None:
-        row["error"] = result.error
-    return row
-
-
 def score_jsonl(
     scorer: Scorer,
     rollouts: Path,
@@ -243,12 +228,19 @@ def score_jsonl(
     max_line_bytes: int = MAX_LINE_BYTES,
     retry_invalid: bool = False,
 ) -> RunCounts:
-    """Score every rollout of `rollouts` not yet in `out`; append a line per rollout to `out`."""
+    """Score every rollout of `rollouts` not yet in `out`; append a line per rollout to `out`.
 
-    def write(items: Items, emit: Emit) -> None:
-        asyncio.run(_write(scorer, items, emit))
+    With worker processes (a deadline), each result line is encoded in the worker that
+    scored it (see `_rows`).
+    """
 
-    return run_jsonl(
+    def write(items: Items, put: Put) -> None:
+        if scorer._forked is not None:
+            write_forked(scorer, scorer._forked, items, put)
+        else:
+            asyncio.run(_write(scorer, items, put))
+
+    return _run(
         write,
         rollouts,
         out,
@@ -277,6 +269,31 @@ def run_jsonl(
     Raises:
         ConfigError: two rollouts share an id (when the second is read).
     """
+
+    def write_rows(items: Items, put: Put) -> None:
+        write(items, lambda rows: put([written(row) for row in rows]))
+
+    return _run(
+        write_rows,
+        rollouts,
+        out,
+        on_bad_line=on_bad_line,
+        on_result=on_result,
+        max_line_bytes=max_line_bytes,
+        retry_invalid=retry_invalid,
+    )
+
+
+def _run(
+    write: Callable[[Items, Put], None],
+    rollouts: Path,
+    out: Path,
+    *,
+    on_bad_line: BadLine,
+    on_result: Progress | None,
+    max_line_bytes: int,
+    retry_invalid: bool,
+) -> RunCounts:
     counts = RunCounts()
     if retry_invalid:
         counts.retried = drop_invalid(out)
@@ -285,28 +302,27 @@ def run_jsonl(
     _end_with_newline(out)
     with out.open("a", encoding="utf-8") as sink:
 
-        def put(rows: list[Row]) -> None:
-            sink.write("".join(f"{_dumps(row)}\n" for row in rows))
+        def append(lines: list[Written]) -> None:
+            sink.write("".join(line[0] for line in lines))  # their text
             sink.flush()
             if on_result is not None:
-                for row in rows:
-                    on_result(row)
+                on_result(len(lines))
 
-        def emit(rows: list[Row]) -> None:
-            for row in rows:
-                counts.add(row)
-            put(rows)
+        def put(lines: list[Written]) -> None:
+            for line in lines:
+                counts.add(line)
+            append(lines)
 
         def bad(number: int, problem: str) -> None:
             row: Row = {"id": number, "line": number, "reward": None, "valid": False}
             row |= {"judges": {}, "error": problem}
             counts.malformed += 1
-            counts.note(row)
+            counts.note(number, problem)
             on_bad_line(number, problem)
             if _key(number) not in done:
-                put([row])
+                append([written(row)])
 
-        write(_read(rollouts, max_line_bytes, done, counts, bad), emit)
+        write(_read(rollouts, max_line_bytes, done, counts, bad), put)
     return counts
 
 
@@ -332,9 +348,9 @@ def drop_invalid(out: Path) -> int:
     return dropped
 
 
-async def _write(scorer: Scorer, items: Items, emit: Emit) -> None:
+async def _write(scorer: Scorer, items: Items, put: Put) -> None:
     async for chunk in scorer.stream_chunks(items):
-        emit([result_row(i, number, group, result) for (i, number, group), result in chunk])
+        put([encode(key, result) for key, result in chunk])
 
 
 def _read(
@@ -348,31 +364,28 @@ def _read(
         except LineError as exc:
             sample_id, line = number, (number, str(exc))
         if seen.new(sample_id):
-            yield from _take(line, done, counts, bad)
+            if _left(line, done, counts, bad):
+                yield line
             continue
         seen.hold(sample_id, number, line)
         if len(seen.held) >= seen.HOLD:
-            for cleared in seen.settle():
-                yield from _take(cleared, done, counts, bad)
-    for cleared in seen.settle():
-        yield from _take(cleared, done, counts, bad)
+            yield from (cleared for cleared in seen.settle() if _left(cleared, done, counts, bad))
+    yield from (cleared for cleared in seen.settle() if _left(cleared, done, counts, bad))
 
 
-def _take(line: Any, done: dict[str, bool], counts: RunCounts, bad: BadLine) -> Items:
-    """A read line, unless it is malformed (reported) or already done (counted)."""
+def _left(line: Any, done: dict[str, bool], counts: RunCounts, bad: BadLine) -> bool:
+    """True for a read line left to score; one that is malformed is reported, one already
+    done is counted."""
     key, data = line
     if isinstance(key, int):  # (line number, problem)
         bad(key, data)
-        return
+        return False
     valid = done.get(_key(key[0])) if done else None
     if valid is not None:
         counts.skipped += 1
         counts.valid_before += valid
-        return
-    yield key, data
-
-
-_dumps = json.JSONEncoder(ensure_ascii=False).encode
+        return False
+    return True
 
 
 def _key(sample_id: object) -> str:

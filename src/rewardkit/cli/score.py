@@ -27,7 +27,7 @@ from rewardkit.cli._workers import (
 from rewardkit.engine import DEFAULT_TIMEOUT
 
 if TYPE_CHECKING:
-    from rewardkit.batch._runner import Row, RunCounts
+    from rewardkit.batch._runner import RunCounts
 
 __all__ = ["main"]
 
@@ -257,7 +257,7 @@ def _score_elsewhere(
     args: argparse.Namespace,
     config: Path | str,
     bad_line: Callable[[int, str], None],
-    advance: Callable[[Row], None] | None,
+    advance: Callable[[int], None] | None,
 ) -> RunCounts:
     """Score on Ray actors; the driver still reads and writes the files."""
     from rewardkit.batch._ray import score_jsonl_ray
@@ -279,7 +279,7 @@ def _score_elsewhere(
 @contextmanager
 def _progress(
     rollouts: Path, out: Path, cap: int, *, enabled: bool
-) -> Iterator[Callable[[Row], None] | None]:
+) -> Iterator[Callable[[int], None] | None]:
     """A rich progress bar with rate and ETA on a terminal; nothing otherwise."""
     if not enabled:
         yield None
@@ -306,4 +306,4 @@ def _progress(
     )
     with Progress(*columns, transient=True) as bar:
         task = bar.add_task("scoring", total=total, rate="")
-        yield lambda _: bar.update(task, advance=1, rate=f"{bar.tasks[task].speed or 0:.1f}/s")
+        yield lambda n: bar.update(task, advance=n, rate=f"{bar.tasks[task].speed or 0:.1f}/s")

@@ -23,7 +23,7 @@ from rewardkit.types import EvaluateResult, RewardOutput
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
 
-__all__ = ["EvaluationMode", "reward_function"]
+__all__ = ["EvaluationMode", "plain_call", "reward_function"]
 
 P = ParamSpec("P")
 _isfinite = math.isfinite
@@ -176,9 +176,32 @@ def _wrap(func: Callable[..., Any]) -> Any:
                     return result
             return finish(result)
 
+        def plain(kwargs: dict[str, Any]) -> Any:
+            for name, _, convert in plan:
+                if name in kwargs:
+                    kwargs[name] = convert(kwargs[name])
+            result = func(**kwargs)
+            kind = type(result)
+            if kind is float:
+                if result - result == 0.0:  # finite
+                    return result
+            elif kind is bool or kind is int:
+                return float(result)
+            return finish(result)
+
         wrapper = sync_wrapper
+        wrapper._rewardkit_plain = (wrapper, plain)
     wrapper.__reward_function__ = True
     return wrapper
+
+
+def plain_call(fn: Callable[..., Any]) -> Callable[[dict[str, Any]], Any] | None:
+    """The call of a sync `@reward_function` on keyword arguments that returns a finite
+    number as a float rather than as `EvaluateResult(score=...)` (else what `fn` returns), for
+    callers that only read the score: the same checks and errors, without building a result.
+    `None` for any other callable, including a wrapper of `fn` that copied its attributes."""
+    owner, plain = getattr(fn, "_rewardkit_plain", (None, None))
+    return plain if owner is fn else None
 
 
 def _name(func: Callable[..., Any]) -> str:
