@@ -63,8 +63,9 @@ def _exact(messages: list[dict[str, str]], ground_truth: str = "", **kwargs: obj
 
 
 def test_score_batch_costs_a_few_plain_loops() -> None:
-    """README: `rk.load(...).score_batch`, no deadline, 19 µs of CPU a sample against 4.5 µs
-    for a plain loop calling the same `@reward_function`: 4.2 times."""
+    """README: `rk.load(...).score_batch`, no deadline, 7.5 µs of CPU a sample against 3.5 µs
+    for a plain loop calling the same `@reward_function`: 2.1 times (the bound leaves twice
+    that for a loaded machine)."""
     samples = [
         {"prompt": "2+2?", "completion": str(i), "ground_truth": str(i)} for i in range(2000)
     ]
@@ -85,4 +86,4 @@ def test_score_batch_costs_a_few_plain_loops() -> None:
             score_batch=_timer(lambda: scorer.score_batch(samples), time.process_time),
         )
     ratio = cpu["score_batch"] / cpu["plain"]
-    assert ratio < 9, f"score_batch: {ratio:.1f} times the plain loop's CPU ({cpu})"
+    assert ratio < 4.5, f"score_batch: {ratio:.1f} times the plain loop's CPU ({cpu})"
