@@ -151,6 +151,14 @@ def test_a_score_run_through_the_batch_api_gives_the_live_results_file(
 
     assert results("batched.jsonl") == results("live.jsonl")
     assert [r["reward"] for r in results("live.jsonl")] == [0.625, 0.0, 1.0]
+    # each line has its sample's usage: three calls of 12 + 5 tokens at $1 / $2 per 1M
+    for name, share in (("live.jsonl", 1.0), ("batched.jsonl", 0.5)):
+        lines = [json.loads(line) for line in (tmp_path / name).read_text().splitlines()]
+        assert {line["usage"]["input_tokens"] for line in lines} == {36}
+        call = (12 * 1.0 + 5 * 2.0) / 1e6
+        assert [line["usage"]["cost_usd"] for line in lines] == pytest.approx(
+            [3 * call * share] * 3
+        )
 
 
 def test_requests_that_fail_in_their_batch_are_sent_live(

@@ -64,6 +64,11 @@ def result_row(sample_id: SampleId, line: int, group: SampleId | None, result: S
     row |= {"valid": result.valid, "judges": result.judges}
     if result.error is not None:
         row["error"] = result.error
+    usage = [o.extra["usage"] for o in result.outcomes if "usage" in o.extra]
+    if usage:  # the sample's model calls, as its judges recorded them
+        from rewardkit.models._usage import Usage
+
+        row["usage"] = sum(map(Usage.from_dict, usage), Usage()).as_dict()
     return row
 
 

@@ -4,9 +4,9 @@ Each rollout line is a JSON object of sample fields plus an optional `id` (defau
 number) and `group` (e.g. the GRPO prompt id, copied to its result). The file is read once,
 as it is scored. Ids must be unique: they are checked as they are read (`SeenIds`); a line
 with a repeated id is not scored, and the run ends with an error naming both lines. Each
-result line is `{"id", "line", "group"?, "reward", "valid", "judges", "error"?}`; the lines
-of each chunk of samples are written and flushed together as it finishes, whole, so a killed
-run resumes where it stopped:
+result line is `{"id", "line", "group"?, "reward", "valid", "judges", "error"?, "usage"?}`;
+the lines of each chunk of samples are written and flushed together as it finishes, whole, so
+a killed run resumes where it stopped:
 rollouts whose `id` is already in the results file are skipped (with `retry_invalid`, only
 those with a valid result). A line that cannot be a sample (see `_lines`) is reported and
 written as an invalid result with its line number as id; the rest are scored.
