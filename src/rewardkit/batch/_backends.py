@@ -39,6 +39,7 @@ __all__ = [
     "FunctionsBackend",
     "TestsDirBackend",
     "failed",
+    "finished",
     "function_at",
     "load_backend",
     "outcome_of",
@@ -255,6 +256,11 @@ def score_sample(
         scored = backend.score(as_sample(data), on_error)
     except (Exception, SystemExit) as exc:  # a failing sample is a result, not a crash
         return failed(exc, start)
+    return finished(scored, start)
+
+
+def finished(scored: Scored, start: float) -> SampleResult:
+    """The result of a sample scored since `start` (a `perf_counter` reading)."""
     return SampleResult(
         reward=scored.reward,
         outcomes=scored.outcomes,

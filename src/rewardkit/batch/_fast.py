@@ -20,11 +20,12 @@ from rewardkit.batch._backends import (
     EvalBackend,
     FunctionsBackend,
     failed,
+    finished,
     outcome_of,
     raised,
     score_sample,
 )
-from rewardkit.batch._compose import Scored, compose_one
+from rewardkit.batch._compose import compose_one
 from rewardkit.batch._result import SampleResult, one_judge, scored
 from rewardkit.engine._workers import runs_inline
 from rewardkit.functions._decorator import plain_call
@@ -77,7 +78,7 @@ def fast_scorer(
         value = outcome.value
         if value is not None and 0.0 <= value <= 1.0:  # a score on [0, 1] is the reward
             return one_judge(value, outcome, perf_counter() - start)
-        return _result(compose_one(outcome, info, on_error), start)
+        return finished(compose_one(outcome, info, on_error), start)
 
     return score
 
@@ -116,7 +117,7 @@ def fast_eval_scorer(
         value = outcome.value
         if unit and value is not None and 0.0 <= value <= 1.0 and type(outcome.raw) is float:
             return one_judge(value, outcome, perf_counter() - start)  # as `compose_one` gives
-        return _result(compose_one(outcome, info, on_error), start)
+        return finished(compose_one(outcome, info, on_error), start)
 
     return score
 
@@ -136,13 +137,3 @@ def _chat(data: Any) -> list[dict[str, Any]] | None:
         return None
     answer = {"role": "assistant", "content": completion}
     return [answer] if prompt is None else [{"role": "user", "content": prompt}, answer]
-
-
-def _result(scored: Scored, start: float) -> SampleResult:
-    return SampleResult(
-        reward=scored.reward,
-        outcomes=scored.outcomes,
-        rewards=scored.rewards,
-        error=scored.error,
-        duration_s=time.perf_counter() - start,
-    )
