@@ -58,9 +58,8 @@ class Status:
     state: str
     """The provider's word for it (`in_progress`, `completed`, `ended`, ...)."""
     results: str | None
-    """Where its answers are (a file id or a URL), once it ended with some."""
-    errors: str | None = None
-    """OpenAI's file of failed requests, when there is one."""
+    """Where its answers are (a file id or a URL), once it ended with some; a request with
+    no answer there is sent live."""
 
 
 @dataclass(frozen=True)
@@ -120,13 +119,8 @@ def poll(client: httpx.Client, protocol: str, base: str, key: str | None, batch:
         return Status(state == "ended", state, url if isinstance(url, str) else None)
     data = _json(client, "GET", f"{base}/batches/{batch}", headers)
     state = str(data.get("status"))
-    output, errors = data.get("output_file_id"), data.get("error_file_id")
-    return Status(
-        state in _ENDED,
-        state,
-        output if isinstance(output, str) else None,
-        errors if isinstance(errors, str) else None,
-    )
+    output = data.get("output_file_id")
+    return Status(state in _ENDED, state, output if isinstance(output, str) else None)
 
 
 def results(
