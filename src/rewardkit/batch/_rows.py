@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING, Any
 from rewardkit.batch._backends import EvalBackend
 from rewardkit.batch._lines import SampleId
 from rewardkit.batch._result import SampleResult
+from rewardkit.batch._scorer import ChunkSizes, Scorer
 from rewardkit.compose._traps import ScaleWatch
 
 if TYPE_CHECKING:
     from rewardkit._outcome import Outcome
     from rewardkit.batch._forked import ForkedPool
-    from rewardkit.batch._scorer import Scorer
 
 __all__ = [
     "Key",
@@ -102,7 +102,7 @@ def write_forked(
     A failure to read `items` (a repeated id) ends the run once the chunks read are put.
     """
     width = scorer.max_concurrent
-    sizes = _ChunkSizes()
+    sizes = ChunkSizes()
     backend = scorer.backend
     watch = backend.watch if isinstance(backend, EvalBackend) else None
     threads = ThreadPoolExecutor(width, thread_name_prefix="rewardkit-score")
@@ -130,7 +130,7 @@ def write_forked(
             for work in finished:
                 running.remove(work)
                 lines = work.result()
-                sizes.learn(lines)
+                sizes.learn([line[6] for line in lines])  # each sample's seconds
                 if isinstance(backend, EvalBackend):
                     for line in lines:
                         if line[7]:  # its outcomes: a judge's number off its scale
@@ -138,23 +138,6 @@ def write_forked(
                 put(lines)
     finally:
         threads.shutdown(wait=False, cancel_futures=True)
-
-
-class _ChunkSizes:
-    """How many samples to send a worker at once: a few at first, so that the first result
-    lines come soon, then doubling up to about `CHUNK_S` seconds of work (at most `MOST`)."""
-
-    CHUNK_S = 0.1
-    MOST = 256
-
-    def __init__(self) -> None:
-        self.next = 4
-
-    def learn(self, lines: list[Written]) -> None:
-        """Size the next chunk from the time the samples of a finished one took."""
-        took = sum(line[6] for line in lines) / max(len(lines), 1)  # their seconds
-        fits = int(self.CHUNK_S / took) if took > 0 else self.MOST
-        self.next = max(1, min(self.MOST, self.next * 2, fits))
 
 
 def _line_encoder() -> Callable[[Row], str]:

@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     )
     from rewardkit.batch._forked import ForkedPool
 
-__all__ = ["MEMORY_MIB", "ON_ERROR", "Recipe", "SampleLike", "Scorer", "load"]
+__all__ = ["MEMORY_MIB", "ON_ERROR", "ChunkSizes", "Recipe", "SampleLike", "Scorer", "load"]
 
 MEMORY_MIB = 4096
 """By default, how much a worker process may grow while scoring a sample (with a deadline)."""
@@ -400,7 +400,7 @@ class Scorer:
         loop = asyncio.get_running_loop()
         source = iter(items)
         single = self.deadline is not None and self._forked is None and score == self._score_chunk
-        sizes = _ChunkSizes(total=total, workers=width, single=single)
+        sizes = ChunkSizes(total=total, workers=width, single=single)
         running: dict[asyncio.Future[list[SampleResult]], list[Any]] = {}
         stop: Exception | None = None  # reading `items` failed: finish what was read, then raise
         try:
@@ -424,7 +424,7 @@ class Scorer:
                 finished, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
                 for work in finished:
                     results = work.result()
-                    sizes.learn(results)
+                    sizes.learn([result.duration_s for result in results])
                     self._seen(results)
                     yield list(zip(running.pop(work), results, strict=True))
         finally:
@@ -493,21 +493,21 @@ then costs a few percent."""
 _MAX_CHUNK = 256
 
 
-class _ChunkSizes:
+class ChunkSizes:
     """How many samples to send a worker at once: a few at first, so the first results come
     soon, then doubling up to about `_CHUNK_S` of work, and no more than an even share of a
     known total, so that every worker gets some."""
 
-    def __init__(self, *, total: int | None, workers: int, single: bool) -> None:
+    def __init__(self, *, total: int | None = None, workers: int = 1, single: bool = False) -> None:
         self.single = single
         self.limit = 1 if single else _MAX_CHUNK
         if total is not None:
             self.limit = max(1, min(self.limit, -(-total // workers)))
         self.next = min(4, self.limit)
 
-    def learn(self, results: list[SampleResult]) -> None:
-        """Size the next chunk from the time the samples of a finished one took."""
-        took = sum(result.duration_s for result in results) / max(len(results), 1)
+    def learn(self, seconds: Sequence[float]) -> None:
+        """Size the next chunk from how long each sample of a finished one took."""
+        took = sum(seconds) / max(len(seconds), 1)
         fits = int(_CHUNK_S / took) if took > 0 else self.limit
         self.next = max(1, min(self.limit, self.next * 2, fits))
 
