@@ -161,8 +161,8 @@ class ModelClient:
         """The run's budget (`REWARDKIT_MAX_COST_USD`): checked when a call takes its
         permit, counted as replies arrive; calls already in flight finish."""
         self._closed = False
-        self._budgets: dict[str, tuple[Spend, str]] = {}
-        """Each judge's own budget, and how its refusals name the judge."""
+        self._budgets: dict[str, Spend] = {}
+        """Each judge's own budget, by judge."""
         self.batch = BatchHook.from_env()
         """In a batch run: where requests are written to, or answers read from."""
 
@@ -242,9 +242,9 @@ class ModelClient:
             return result, value
         usage, attempts, problem = Usage(), 0, ""
         deadline = _Deadline(request.timeout)
+        spends = self._spends(budget)
         for ask in range(self.retry.parse_attempts):
             try:
-                spends = self._spends(budget)
                 batched = self._batched(request, spends) if ask == 0 else None
                 reply, own = batched or await self._ask(request, ask, deadline, spends)
             except JudgeError as exc:
@@ -286,8 +286,8 @@ class ModelClient:
         if budget is None:
             return (self.spend,)
         if budget.judge not in self._budgets:
-            self._budgets[budget.judge] = (budget.spend(), f"judge {budget.judge!r}: ")
-        return self.spend, self._budgets[budget.judge][0]
+            self._budgets[budget.judge] = budget.spend()
+        return self.spend, self._budgets[budget.judge]
 
     def _batched(
         self, request: CompletionRequest, spends: tuple[Spend, ...]
@@ -407,15 +407,11 @@ class ModelClient:
         for spend in spends:
             if spend.reached():
                 self.stats.refused += 1
-                whose = "" if spend is self.spend else self._whose(spend)
                 raise BudgetReached(
-                    f"{request.model}: {whose}{budget_reason(spend.limit or 0.0)} "
+                    f"{request.model}: {spend.owner}{budget_reason(spend.limit or 0.0)} "
                     f"(spent ${spend.spent:.4f}); no call was made",
                     model=request.model,
                 )
-
-    def _whose(self, spend: Spend) -> str:
-        return next(name for own, name in self._budgets.values() if own is spend)
 
     def _limiter(self, model: str) -> AdaptiveLimiter:
         if model not in self._limiters:

@@ -196,7 +196,7 @@ class JudgeBudget:
         import hashlib
 
         digest = hashlib.sha256(self.judge.encode("utf-8")).hexdigest()[:16]
-        return Spend(self.usd, ledger_file(f"judge-{digest}"))
+        return Spend(self.usd, ledger_file(f"judge-{digest}"), owner=f"judge {self.judge!r}: ")
 
 
 RUN_DIR_ENV = "REWARDKIT_RUN_DIR"
@@ -216,11 +216,15 @@ class Spend:
     total; otherwise the total is this object's own.
     """
 
-    def __init__(self, limit: float | None = None, ledger: str | Path | None = None) -> None:
+    def __init__(
+        self, limit: float | None = None, ledger: str | Path | None = None, owner: str = ""
+    ) -> None:
         if limit is not None and (isinstance(limit, bool) or not math.isfinite(limit) or limit < 0):
             raise ValueError(f"max_cost_usd must be a finite number ≥ 0 (got {limit!r})")
         self.limit = limit
         self.ledger = Path(ledger) if ledger is not None else None
+        self.owner = owner
+        """Whose budget it is, as a refusal names it (`judge 'q': `; the run's: empty)."""
         self._spent = 0.0
         self.unpriced = 0
         """Replies whose cost is unknown: not counted against the limit."""
