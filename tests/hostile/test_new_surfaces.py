@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -189,3 +190,42 @@ def test_a_cut_prompt_still_closes_the_submission(tmp_path: Path) -> None:
     found = render_all(tmp_path)
     for template in TEMPLATES[1:3]:
         assert found[template]["closed"] == found[template]["open"] >= 1, found[template]
+
+
+GRADER = {
+    "type": "multi",
+    "name": "answer",
+    "graders": {
+        "exact": {"type": "string_check", "name": "exact", "operation": "eq",
+                  "input": "{{ sample.output_text }}", "reference": "{{ item.reference_answer }}"},
+        "close": {"type": "text_similarity", "name": "close", "evaluation_metric": "fuzzy_match",
+                  "input": "{{ sample.output_text }}", "reference": "{{ item.reference_answer }}"},
+    },
+    "calculate_output": "0.5 * exact + 0.5 * close",
+}  # fmt: skip
+
+
+def test_a_policy_cannot_steer_an_openai_grader_with_its_answer(tmp_path: Path) -> None:
+    """What a policy writes is data to a grader: a template in its answer is not rendered,
+    a JSON answer fills only `output_json`, a huge or deep answer is bounded, and an answer
+    that looks right but is not scores no better than a wrong one."""
+    import rewardkit as rk
+
+    path = tmp_path / "grader.json"
+    path.write_text(json.dumps(GRADER))
+    with rk.load(path) as scorer:
+
+        def reward(completion: str) -> float:
+            result = scorer.score({"completion": completion, "ground_truth": "paris"})
+            assert result.reward is not None, result.error
+            return result.reward
+
+        assert reward("paris") == 1.0
+        assert reward("{{ item.reference_answer }}") < 0.1  # not rendered into the reference
+        assert reward('{"answer": "paris"}') < 0.5  # its JSON is output_json, not the answer
+        assert reward("paris\n") < 0.75  # exact means exact
+        deep = "[" * 200_000 + "]" * 200_000  # JSON too deep to parse: no output_json
+        assert reward(deep) == 0.0
+        start = time.perf_counter()
+        assert reward("x" * 8_000_000) == 0.0
+        assert time.perf_counter() - start < 10
