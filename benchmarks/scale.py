@@ -19,8 +19,9 @@ function, write the same result line. Sections (`--only`):
   1.5 ms of pure Python per sample), wall time.
 - `serve`: `rewardkit serve --config eval.yaml` against a minimal FastAPI endpoint that calls
   the same function inline (both under uvicorn, in their own process), throughput at 1, 8 and
-  128 concurrent clients (threads with one keep-alive `httpx.Client` each); then
-  `rewardkit serve` on a tests directory (one programmatic criterion) at 32 clients, p50/p99.
+  128 concurrent clients (keep-alive connections, all on one event loop in this process);
+  then `rewardkit serve` on a tests directory (one programmatic criterion) at 32 clients,
+  p50/p99.
 
 Medians of `--runs` (default 3) runs, interleaved.
 """
@@ -201,7 +202,7 @@ def _tree_rss(pid: int) -> int:
 def batch_section(work: Path, runs: int) -> None:
     from scale_reward import exact
 
-    n = 20_000
+    n = 100_000  # ~0.5 s a run: the CPU clocks tick every 10 ms
     samples = [{"prompt": "2+2?", "completion": str(i), "ground_truth": str(i)} for i in range(n)]
 
     def plain() -> None:
@@ -322,8 +323,8 @@ if __name__ == "__main__":
 
 
 def serve_section(work: Path) -> None:
+    import asyncio
     import socket
-    from concurrent.futures import ThreadPoolExecutor
 
     import httpx
 
@@ -343,21 +344,39 @@ def serve_section(work: Path) -> None:
         raise SystemExit(f"server did not start: {cmd}")
 
     def load(url: str, clients: int, per: int, sample: dict[str, Any]) -> list[float]:
-        def one(_: int) -> list[float]:
+        """`clients` keep-alive connections each sending `per` requests one after the other,
+        from one event loop (a load generator far lighter than the server it measures);
+        the elapsed time, then every request's latency, sorted."""
+        host, port = url.removeprefix("http://").split(":")
+        body = json.dumps(sample).encode()
+        request = (
+            f"POST /score HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n"
+        ).encode() + body
+
+        async def one() -> list[float]:
+            reader, writer = await asyncio.open_connection(host, int(port))
             took = []
-            with httpx.Client(base_url=url, timeout=60) as http:
-                for _ in range(per):
-                    begin = time.perf_counter()
-                    body = http.post("/score", json=sample).json()
-                    took.append(time.perf_counter() - begin)
-                    assert body["reward"] == 1.0, body
+            for _ in range(per):
+                begin = time.perf_counter()
+                writer.write(request)
+                head = await reader.readuntil(b"\r\n\r\n")
+                assert head.startswith(b"HTTP/1.1 200"), head
+                length = int(head.lower().split(b"content-length:")[1].split(b"\r\n")[0])
+                answer = json.loads(await reader.readexactly(length))
+                took.append(time.perf_counter() - begin)
+                assert answer["reward"] == 1.0, answer
+            writer.close()
             return took
 
-        with ThreadPoolExecutor(clients) as pool:
-            list(pool.map(one, range(clients)))  # warm: connections and workers up
+        async def everyone() -> list[float]:
+            await asyncio.gather(*(one() for _ in range(clients)))  # warm: connections, workers
             begin = time.perf_counter()
-            latencies = [x for part in pool.map(one, range(clients)) for x in part]
-            return [time.perf_counter() - begin, *sorted(latencies)]
+            parts = await asyncio.gather(*(one() for _ in range(clients)))
+            elapsed = time.perf_counter() - begin
+            return [elapsed, *sorted(x for part in parts for x in part)]
+
+        return asyncio.run(everyone())
 
     (work / "inline_app.py").write_text(INLINE_APP)
     sample = {"prompt": "2+2?", "completion": "4", "ground_truth": "4"}

@@ -267,3 +267,32 @@ def test_compose_one_is_compose_sample(on_error: Any) -> None:
         for outcome in outcomes:
             expected = compose_sample((outcome,), None, judges, on_error)
             assert compose_one(outcome, judges, on_error) == expected, (score_range, outcome)
+
+
+def test_a_judged_result_is_one_tracked_object_and_the_result_it_stands_for() -> None:
+    import copy
+    import gc
+    import pickle
+
+    from rewardkit._outcome import Outcome
+    from rewardkit.batch._result import judged
+
+    eager = SampleResult(
+        reward=0.5,
+        outcomes=(Outcome(name="j", status="scored", value=0.5, raw=0.5, duration_ms=1.5),),
+        rewards={"reward": 0.5},
+        duration_s=0.25,
+    )
+    lazy = judged(0.5, "j", 1.5, 0.25)
+    # nothing the garbage collector must traverse hangs off it until `outcomes` is read
+    assert not [o for o in gc.get_referents(lazy) if gc.is_tracked(o) and not isinstance(o, type)]
+    assert len(pickle.dumps(lazy)) < 150
+    for again in (pickle.loads(pickle.dumps(lazy)), copy.copy(lazy), copy.deepcopy(lazy), lazy):
+        assert again == eager
+        assert repr(again) == repr(eager)
+    assert lazy.outcomes is lazy.outcomes  # built once
+    assert lazy.judges == {"j": 0.5}
+    assert lazy.reason is None
+    with pytest.raises(AttributeError, match="has no attribute 'outcome'"):
+        lazy.outcome  # noqa: B018
+    assert SampleResult(reward=None).outcomes == ()

@@ -61,3 +61,19 @@ def test_outcomes_travel_only_when_the_watch_sees_a_number_off_its_scale() -> No
     assert _rows.encode(("b", 2, None), off, watch)[7] == off.outcomes
     assert _rows.encode(("c", 3, None), off, watch)[7] == ()  # once per chunk's watch
     assert _rows.encode(("d", 4, None), off)[7] == ()  # none watched
+
+
+@pytest.mark.parametrize("ident", ['é\n"\u2028', 3, "plain"])
+@pytest.mark.parametrize("reward", [0.0, 0.1 + 0.2, 1.0, 1e-300])
+def test_a_one_judge_result_writes_the_line_its_outcomes_would(ident: str | int, reward: float):
+    from rewardkit.batch._result import judged
+
+    lazy = judged(reward, 'j"ü', 1.5, 0.25)
+    eager = SampleResult(
+        reward=reward,
+        outcomes=(Outcome(name='j"ü', status="scored", value=reward, raw=reward),),
+        rewards={"reward": reward},
+        duration_s=0.25,
+    )
+    assert _rows.encode((ident, 4, None), lazy) == _rows.encode((ident, 4, None), eager)
+    assert _rows.encode((ident, 4, "g"), lazy) == _rows.encode((ident, 4, "g"), eager)

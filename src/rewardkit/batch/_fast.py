@@ -26,7 +26,7 @@ from rewardkit.batch._backends import (
     score_sample,
 )
 from rewardkit.batch._compose import compose_one
-from rewardkit.batch._result import SampleResult, one_judge, scored
+from rewardkit.batch._result import SampleResult, judged, one_judge, scored
 from rewardkit.engine._workers import runs_inline
 from rewardkit.functions._decorator import plain_call
 
@@ -72,7 +72,11 @@ def fast_scorer(
             return failed(exc, start)
         else:
             if type(result) is float:  # a finite score (`plain_call`); ms as `round(ms, 3)`
-                outcome = scored(name, result, int((perf_counter() - begun) * 1e6 + 0.5) / 1000)
+                now = perf_counter()
+                ms = int((now - begun) * 1e6 + 0.5) / 1000
+                if 0.0 <= result <= 1.0:  # the reward
+                    return judged(result, name, ms, now - start)
+                outcome = scored(name, result, ms)
             else:
                 outcome = outcome_of(name, result, begun)
         value = outcome.value
@@ -94,16 +98,19 @@ def fast_eval_scorer(
         return None
     (judge,) = suite.judges
     fn = judge.fn
+    call = None if fn is None else plain_call(fn)
     if (
         judge.kind != "code"
         or judge.condition is not None
         or judge.step is not None
-        or fn is None
-        or plain_call(fn) is None
+        or call is None
+        or not judge.arguments.keys().isdisjoint(("messages", "ground_truth"))
     ):
         return None
     info = suite.judge_info
-    unit = info[judge.name].score_range == (0, 1)
+    name, arguments = judge.name, dict(judge.arguments)
+    # a score on [0, 1] is the reward; `judged` leaves the outcome's description unset
+    unit = info[name].score_range == (0, 1) and judge.description is None
     perf_counter = time.perf_counter
 
     def score(data: Any) -> SampleResult:
@@ -111,12 +118,16 @@ def fast_eval_scorer(
         messages = _chat(data) if runs_inline() else None  # else each judge in a process
         if messages is None:
             return score_sample(backend, data, on_error=on_error)
-        truth = data.get("ground_truth")
-        annotations = {} if truth is None else {"ground_truth": truth}
-        outcome = judge.evaluate({"conversation": messages, "annotations": annotations})
-        value = outcome.value
-        if unit and value is not None and 0.0 <= value <= 1.0 and type(outcome.raw) is float:
-            return one_judge(value, outcome, perf_counter() - start)  # as `compose_one` gives
+        kwargs = {**arguments, "messages": messages, "ground_truth": data.get("ground_truth")}
+        try:
+            result = call(kwargs)
+        except (Exception, SystemExit) as exc:
+            outcome = judge.raised(exc, start)
+        else:
+            if unit and type(result) is float and 0.0 <= result <= 1.0:
+                now = perf_counter()
+                return judged(result, name, int((now - start) * 1e6 + 0.5) / 1000, now - start)
+            outcome = judge.outcome(result, start)
         return finished(compose_one(outcome, info, on_error), start)
 
     return score

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from rewardkit._outcome import Outcome
 
-__all__ = ["SampleResult", "one_judge", "scored"]
+__all__ = ["SampleResult", "judged", "one_judge", "scored"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -28,11 +28,27 @@ class SampleResult:
     error: str | None = None
     """Why the sample is invalid: a bad field, a judge error, or the deadline."""
     duration_s: float = 0.0
+    _judge: ClassVar[str | None] = None
+    """The one judge of a `judged` result (its outcome not built yet), else `None`."""
+    _judge_ms: ClassVar[float] = 0.0
+
+    def __getattr__(self, name: str) -> Any:
+        # `judged` keeps its one outcome as a name and a time, and builds it on first read:
+        # a result is then one object for the garbage collector to track, not five.
+        if name != "outcomes" or self._judge is None:
+            raise AttributeError(f"'SampleResult' object has no attribute '{name}'")
+        outcomes = (scored(self._judge, self.reward, self._judge_ms),)  # type: ignore[arg-type]
+        _set(self, "outcomes", outcomes)
+        return outcomes
 
     def __reduce_ex__(self, protocol: Any) -> Any:
         # With a deadline, every result crosses a pipe: the common one (one judge scored,
         # its score the reward) goes as its four numbers and names, and is rebuilt from them.
-        if type(self) is SampleResult and self.error is None and len(self.outcomes) == 1:
+        if type(self) is not SampleResult:
+            return object.__reduce_ex__(self, protocol)
+        if self._judge is not None:
+            return judged, (self.reward, self._judge, self._judge_ms, self.duration_s)
+        if self.error is None and len(self.outcomes) == 1:
             outcome, reward = self.outcomes[0], self.reward
             if (
                 type(reward) is float
@@ -45,8 +61,8 @@ class SampleResult:
                 and self.rewards == {"reward": reward}
                 and vars(outcome) == _scored_fields(outcome.name, reward, outcome.duration_ms)
             ):
-                return _one_scored, (reward, outcome.name, outcome.duration_ms, self.duration_s)
-        return super().__reduce_ex__(protocol)
+                return judged, (reward, outcome.name, outcome.duration_ms, self.duration_s)
+        return object.__reduce_ex__(self, protocol)
 
     @property
     def valid(self) -> bool:
@@ -64,8 +80,12 @@ class SampleResult:
     @property
     def judges(self) -> dict[str, float | None]:
         """Each judge's value (`None` when it was skipped or failed)."""
+        if self._judge is not None:
+            return {self._judge: self.reward}
         return {o.name: o.value for o in self.outcomes}
 
+
+del SampleResult.outcomes  # its default lives in `__init__`; a `judged` result builds its own
 
 # A frozen dataclass's `__init__` sets each field through `object.__setattr__`, which costs
 # more than scoring a sample: `scored` gives an outcome a copy of a template `__dict__`, and
@@ -104,6 +124,14 @@ def one_judge(reward: float, outcome: Outcome, duration_s: float) -> SampleResul
     return result
 
 
-def _one_scored(reward: float, name: str, duration_ms: float, duration_s: float) -> SampleResult:
-    """A result pickled by `SampleResult.__reduce_ex__`, unpickled."""
-    return one_judge(reward, scored(name, reward, duration_ms), duration_s)
+def judged(reward: float, judge: str, duration_ms: float, duration_s: float) -> SampleResult:
+    """`one_judge(reward, scored(judge, reward, duration_ms), duration_s)`, sooner: the
+    outcome is built when `outcomes` is first read (also how such a result is unpickled)."""
+    result = _new(SampleResult)
+    _set(result, "reward", reward)
+    _set(result, "_judge", judge)
+    _set(result, "_judge_ms", duration_ms)
+    _set(result, "rewards", {"reward": reward})
+    _set(result, "error", None)
+    _set(result, "duration_s", duration_s)
+    return result

@@ -64,7 +64,8 @@ def result_row(sample_id: SampleId, line: int, group: SampleId | None, result: S
     row |= {"valid": result.valid, "judges": result.judges}
     if result.error is not None:
         row["error"] = result.error
-    usage = [o.extra["usage"] for o in result.outcomes if "usage" in o.extra]
+    outcomes = () if result._judge else result.outcomes  # a `judged` result has no usage
+    usage = [o.extra["usage"] for o in outcomes if "usage" in o.extra]
     if usage:  # the sample's model calls, as its judges recorded them
         from rewardkit.models._usage import Usage
 
@@ -87,6 +88,16 @@ def encode(key: Key, result: SampleResult, watch: ScaleWatch | None = None) -> W
 
     With `watch`, the outcomes travel too when it sees a judge's number off its scale.
     """
+    judge = result._judge
+    if judge is not None and key[2] is None:  # one judge, its score the reward: `written`'s line
+        ident, line, reward = key[0], key[1], result.reward
+        name = _names.get(judge) or _names.setdefault(judge, _dumps(judge))
+        text = (
+            f'{{"id": {_string(ident) if type(ident) is str else _dumps(ident)}, "line": {line}, '
+            f'"reward": {reward!r}, "valid": true, '
+            f'"judges": {{{name}: {reward!r}}}}}\n'
+        )
+        return text, line, reward, None, (), False, result.duration_s, ()
     done = written(result_row(*key, result), result.duration_s)
     if watch is not None and watch.see(result.outcomes):
         return (*done[:-1], result.outcomes)
@@ -140,7 +151,7 @@ def write_forked(
         threads.shutdown(wait=False, cancel_futures=True)
 
 
-def _line_encoder() -> Callable[[Row], str]:
+def _line_encoder() -> Callable[[Any], str]:
     """`JSONEncoder(ensure_ascii=False).encode`, with its C encoder made once, not once per
     line; without the check for cycles, as a row has none."""
     plain = json.JSONEncoder(ensure_ascii=False)
@@ -154,3 +165,6 @@ def _line_encoder() -> Callable[[Row], str]:
 
 
 _dumps = _line_encoder()
+_string = json.encoder.encode_basestring  # `_dumps` of a str, sooner
+_names: dict[str, str] = {}
+"""Judge names as JSON strings, encoded once."""

@@ -291,7 +291,7 @@ class Scorer:
 
     def _seen(self, results: list[SampleResult]) -> None:
         """What the driver checks in results, wherever they were scored (warned once)."""
-        if isinstance(self.backend, EvalBackend):
+        if isinstance(self.backend, EvalBackend) and self.backend.watch.left:
             for result in results:
                 if result.outcomes:  # none when the sample itself failed
                     self.backend.check_ranges(result.outcomes)

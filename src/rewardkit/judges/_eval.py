@@ -91,10 +91,17 @@ class EvalJudge:
         try:
             result = self._call(record)
         except (Exception, SystemExit) as exc:
-            code = getattr(inspect.unwrap(self.fn), "__code__", None)
-            return self._error(
-                describe_exception(exc, Path(code.co_filename) if code else None), start
-            )
+            return self.raised(exc, start)
+        return self.outcome(result, start)
+
+    def raised(self, exc: BaseException, start: float) -> Outcome:
+        """The outcome of a call that raised `exc` (started at `start`, `perf_counter`)."""
+        code = getattr(self.fn and inspect.unwrap(self.fn), "__code__", None)
+        return self._error(describe_exception(exc, Path(code.co_filename) if code else None), start)
+
+    def outcome(self, result: Any, start: float) -> Outcome:
+        """The outcome of a call that returned `result` (a float: a `@reward_function`'s
+        finite score, as `plain_call` gives it)."""
         metrics = getattr(result, "metrics", None)
         extra = {"metrics": _metrics(metrics)} if metrics else {}
         failure = getattr(result, "error", None) or (
@@ -103,7 +110,9 @@ class EvalJudge:
         if failure and not isinstance(result, numbers.Number):
             error = str(failure) if isinstance(failure, str) else "the result is marked invalid"
             return self._error(f"judge {self.name!r} reported: {error}", start, extra)
-        if getattr(self.fn, "__reward_function__", False):  # an EvaluateResult, checked
+        if type(result) is float:
+            value, rationale = result, ""
+        elif getattr(self.fn, "__reward_function__", False):  # an EvaluateResult, checked
             value, rationale = result.score, result.reason or ""
         else:
             value, rationale = _unpack(result)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import Awaitable, Sequence
 from typing import Any, TypeVar
 
@@ -96,18 +97,15 @@ def openrlhf_sample(query: str, prompt: str | None, label: Any) -> dict[str, Any
     return fields
 
 
+_ENDING = re.compile("(?:\\s*+(?:" + "|".join(re.escape(m[::-1]) for m in END_MARKERS) + "))*+")
+"""Markers, each after any whitespace, read backwards (possessive: no backtracking)."""
+
+
 def _without_end_markers(text: str) -> str:
-    """`text` less the markers (and whitespace) that end it; linear in what is removed, so
-    an answer of a million markers costs no more than reading it once."""
-    end = len(text)
-    while True:
-        stop = end
-        while stop and text[stop - 1].isspace():
-            stop -= 1
-        marker = next((m for m in END_MARKERS if text.endswith(m, 0, stop)), None)
-        if marker is None:
-            return text[:end]
-        end = stop - len(marker)
+    """`text` less the markers (and the whitespace around them) that end it, in linear time:
+    an answer of a million markers costs one reversed copy and one regex match."""
+    ending = _ENDING.match(text[::-1])
+    return text[: len(text) - ending.end()] if ending else text
 
 
 def add_openrlhf(
