@@ -37,8 +37,8 @@ def test_bad_limit_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
 def test_options_reach_uvicorn(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: dict[str, Any] = {}
 
-    def run(app: Any, host: str, port: int) -> int:
-        seen.update(app=app, host=host, port=port)
+    def run(app: Any, host: str, port: int, *, access_log: bool) -> int:
+        seen.update(app=app, host=host, port=port, access_log=access_log)
         return 0
 
     monkeypatch.setattr(serve_cli, "_run", run)
@@ -46,7 +46,7 @@ def test_options_reach_uvicorn(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("REWARDKIT_SERVER_BODY_TIMEOUT", "2.5")
     argv = ["serve", "--config", str(QA), "--port", "9001", "--max-concurrent", "2"]
     assert main([*argv, "--max-json-depth", "7"]) == 0
-    assert (seen["host"], seen["port"]) == ("127.0.0.1", 9001)
+    assert (seen["host"], seen["port"], seen["access_log"]) == ("127.0.0.1", 9001, False)
     app = seen["app"]
     assert app.title == "rewardkit"
     assert app.state.max_json_depth == 7
@@ -58,7 +58,7 @@ def test_options_reach_uvicorn(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_public_host_needs_a_workspace_root(
     host: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(serve_cli, "_run", lambda *a: pytest.fail("must not start"))
+    monkeypatch.setattr(serve_cli, "_run", lambda *a, **k: pytest.fail("must not start"))
     assert main(["serve", "--config", str(QA), "--host", host, "--token", "t"]) == 2
     assert capsys.readouterr().err == (
         f"rewardkit serve: error: --workspace-root is required with --host {host} (not "
@@ -69,7 +69,7 @@ def test_a_public_host_needs_a_workspace_root(
 
 @pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.2", "localhost", "::1"])
 def test_loopback_needs_no_workspace_root(host: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(serve_cli, "_run", lambda *a: 0)
+    monkeypatch.setattr(serve_cli, "_run", lambda *a, **k: 0)
     assert main(["serve", "--config", str(QA), "--host", host]) == 0
 
 
@@ -84,7 +84,7 @@ def test_a_missing_workspace_root_exits_2(
 def test_public_host_without_token_warns(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(serve_cli, "_run", lambda *a: 0)
+    monkeypatch.setattr(serve_cli, "_run", lambda *a, **k: 0)
     argv = ["serve", "--config", str(QA), "--host", "0.0.0.0", "--workspace-root", str(tmp_path)]
     assert main(argv) == 0
     assert "without --token" in capsys.readouterr().err
@@ -94,7 +94,7 @@ def test_public_host_without_token_warns(
 def test_an_empty_token_exits_2(
     how: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(serve_cli, "_run", lambda *a: pytest.fail("must not start"))
+    monkeypatch.setattr(serve_cli, "_run", lambda *a, **k: pytest.fail("must not start"))
     argv = ["serve", "--config", str(QA)]
     if how == "env":
         monkeypatch.setenv("REWARDKIT_SERVER_TOKEN", "")
@@ -107,14 +107,21 @@ def test_an_empty_token_exits_2(
     )
 
 
-def test_serve_says_where_it_listens() -> None:
-    """The URL is printed once the port is bound (`--port 0`: the one the system chose)."""
+@pytest.mark.parametrize("logged", [False, True], ids=["quiet", "access-log"])
+def test_serve_says_where_it_listens(logged: bool) -> None:
+    """The URL is printed once the port is bound (`--port 0`: the one the system chose); a
+    line per request only with `--access-log`."""
     import subprocess
     import urllib.request
 
     pytest.importorskip("uvicorn")
     command = [sys.executable, "-m", "rewardkit", "serve", "--config", str(QA), "--port", "0"]
-    with subprocess.Popen(command, stderr=subprocess.PIPE, text=True) as proc:
+    with subprocess.Popen(
+        command + ["--access-log"] * logged,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as proc:
         try:
             assert proc.stderr is not None
             line = proc.stderr.readline()
@@ -125,6 +132,8 @@ def test_serve_says_where_it_listens() -> None:
         finally:
             proc.terminate()
             proc.wait(timeout=30)
+        assert proc.stdout is not None
+        assert ('"GET /healthz HTTP/1.1" 200' in proc.stdout.read()) is logged
 
 
 def test_answers_are_not_held_back_by_nagle() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import ipaddress
 import os
 import socket
@@ -117,6 +118,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=int(env("REWARDKIT_WORKERS", "8")),
         help="scoring processes, so samples scored at once (env REWARDKIT_WORKERS; default 8)",
     )
+    parser.add_argument(
+        "--access-log",
+        action="store_true",
+        help="log a line per request on stderr (off by default: at a trainer's request rate "
+        "it costs the server more than it tells)",
+    )
     return parser
 
 
@@ -165,10 +172,10 @@ def main(argv: list[str]) -> int:
             "can reach it can score samples",
             file=sys.stderr,
         )
-    return _run(app, args.host, args.port)
+    return _run(app, args.host, args.port, access_log=args.access_log)
 
 
-def _run(app: Any, host: str, port: int) -> int:
+def _run(app: Any, host: str, port: int, *, access_log: bool) -> int:
     """Serve `app` until interrupted; a port that cannot be bound is a configuration error."""
     import uvicorn
 
@@ -188,7 +195,8 @@ def _run(app: Any, host: str, port: int) -> int:
         file=sys.stderr,
         flush=True,
     )
-    config = uvicorn.Config(app, host=host, port=bound, log_level="info")
+    config = uvicorn.Config(app, host=host, port=bound, log_level="info", access_log=access_log)
+    gc.freeze()  # what start-up made lives as long as the server: no collection walks it again
     uvicorn.Server(config).run(sockets=[listening])
     return EXIT_OK
 
