@@ -20,9 +20,14 @@ Example:
 
 from __future__ import annotations
 
-from rewardkit._types_legacy import MetricRewardOutput, RewardOutput
 from rewardkit._types_messages import ContentPart, FunctionCall, Message, ToolCall
-from rewardkit._types_results import EvaluateResult, MetricResult, StepOutput
+from rewardkit._types_results import (
+    EvaluateResult,
+    MetricResult,
+    MetricRewardOutput,
+    RewardOutput,
+    StepOutput,
+)
 
 __all__ = [
     "ContentPart",

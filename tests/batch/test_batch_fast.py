@@ -189,6 +189,7 @@ def _eval_backend(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, judge: str) -
     [
         "{name: varied, module: fast_judges, function: varied}",
         "{name: varied, module: fast_judges, function: varied, score_range: [0, 10]}",
+        "{name: varied, module: fast_judges, function: varied, description: d, arguments: {x: 1}}",
     ],
 )
 def test_eval_fast_path_gives_the_slow_paths_results(

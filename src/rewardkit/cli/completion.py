@@ -80,7 +80,7 @@ class _Command:
 
 def _commands() -> list[_Command]:
     """The default command, then each subcommand, read from their parsers."""
-    from rewardkit.cli import SUBCOMMANDS
+    from rewardkit.cli._commands import SUBCOMMANDS
 
     modules = {"rewardkit": ("verify", ""), **{n: (n, what) for n, what in SUBCOMMANDS.items()}}
     return [

@@ -18,7 +18,7 @@ from rewardkit._verifier import (
     Verdict,
     verify,
 )
-from rewardkit.cli import SUBCOMMANDS
+from rewardkit.cli._commands import SUBCOMMANDS
 from rewardkit.cli._strict import add_strict_argument
 from rewardkit.cli._syspath import keep_off_sys_path
 from rewardkit.cli._workers import (

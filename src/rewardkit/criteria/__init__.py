@@ -7,8 +7,6 @@ Built-ins live one module per family (`files`, `commands`, `data`, `http`, `imag
 
 from __future__ import annotations
 
-from functools import cache
-from types import MappingProxyType
 from typing import Any
 
 from rewardkit.criteria._registry import (
@@ -16,25 +14,11 @@ from rewardkit.criteria._registry import (
     CriterionFactory,
     Registry,
     active_registry,
+    builtins,
     criterion,
 )
 
 __all__ = ["Check", "CriterionFactory", "Registry", "active_registry", "builtins", "criterion"]
-
-_FAMILIES = ("files", "commands", "data", "http", "images", "trajectory")
-
-
-@cache
-def builtins() -> MappingProxyType[str, CriterionFactory]:
-    """The built-in criteria by name (read-only)."""
-    from importlib import import_module
-
-    table: dict[str, CriterionFactory] = {}
-    for family in _FAMILIES:
-        module = import_module(f"rewardkit.criteria.{family}")
-        for name in module.__all__:
-            table[name] = getattr(module, name)
-    return MappingProxyType(table)
 
 
 def __getattr__(name: str) -> Any:

@@ -19,9 +19,18 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, overload
 
-__all__ = ["Check", "CriterionFactory", "Registry", "active_registry", "builtin", "criterion"]
+__all__ = [
+    "Check",
+    "CriterionFactory",
+    "Registry",
+    "active_registry",
+    "builtin",
+    "builtins",
+    "criterion",
+]
 
 CriterionFn = Callable[..., Any]
 
@@ -248,8 +257,6 @@ class Registry:
     @classmethod
     def with_builtins(cls) -> Registry:
         """A fresh registry holding only the built-in criteria."""
-        from rewardkit.criteria import builtins
-
         table = builtins()
         return cls(factories=dict(table), builtins=frozenset(table))
 
@@ -375,3 +382,19 @@ def builtin(description: str) -> Callable[[CriterionFn], CriterionFactory]:
         return _make_factory(fn, description, shared=True)
 
     return wrap
+
+
+_FAMILIES = ("files", "commands", "data", "http", "images", "trajectory")
+
+
+@functools.cache
+def builtins() -> MappingProxyType[str, CriterionFactory]:
+    """The built-in criteria by name (read-only), from their family modules."""
+    from importlib import import_module
+
+    table: dict[str, CriterionFactory] = {}
+    for family in _FAMILIES:
+        module = import_module(f"rewardkit.criteria.{family}")
+        for name in module.__all__:
+            table[name] = getattr(module, name)
+    return MappingProxyType(table)

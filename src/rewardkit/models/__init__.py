@@ -17,9 +17,10 @@ from rewardkit._lazy import lazy_names
 if TYPE_CHECKING:
     from rewardkit.models._capabilities import Capabilities
     from rewardkit.models._client import ClientStats, ModelClient
+    from rewardkit.models._keys import missing_keys
     from rewardkit.models._request import FEATURES, CompletionRequest, CompletionResult
     from rewardkit.models._retry import RetryPolicy
-    from rewardkit.models._route import INSTALL_HINT, Route, missing_keys, needs_litellm, route
+    from rewardkit.models._route import INSTALL_HINT, Route, needs_litellm, route
     from rewardkit.models._usage import Usage
 
 _LAZY = {
@@ -32,7 +33,7 @@ _LAZY = {
     "RetryPolicy": "_retry",
     "INSTALL_HINT": "_route",
     "Route": "_route",
-    "missing_keys": "_route",
+    "missing_keys": "_keys",
     "needs_litellm": "_route",
     "route": "_route",
     "Usage": "_usage",

@@ -30,7 +30,6 @@ __all__ = [
     "NATIVE_PREFIXES",
     "Route",
     "litellm_available",
-    "missing_keys",
     "needs_litellm",
     "route",
 ]
@@ -140,25 +139,3 @@ def needs_litellm(model: str, api_base: str | None = None) -> ConfigError | None
         f"installed. Install it with: {INSTALL_HINT} (without it: "
         f"{', '.join(NATIVE_PREFIXES)} models, or any model with REWARDKIT_API_BASE)"
     )
-
-
-async def missing_keys(model: str, api_base: str | None = None) -> list[str]:
-    """The key variables `model` needs and the environment lacks (LiteLLM's answer for the
-    models it sends, loading it); `[]` when the call itself will say what is wrong."""
-    try:
-        way = route(model, api_base)
-    except ConfigError:
-        return []
-    if way.provider != "litellm":
-        return [way.missing_key] if way.missing_key else []
-    if not litellm_available():
-        return []
-    from rewardkit.models import _litellm
-
-    try:
-        info = (await _litellm.load()).validate_environment(model=model)
-    except Exception:  # an unknown provider or a broken install: the call reports it
-        return []
-    if info.get("keys_in_environment"):
-        return []
-    return [str(key) for key in info.get("missing_keys") or []]

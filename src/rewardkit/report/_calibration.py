@@ -59,7 +59,7 @@ def read_calibration(path: Path, *, required: bool = False) -> dict[str, Any] | 
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         if not named:
             return None
-        from rewardkit.report._load import why_unreadable
+        from rewardkit.report._fields import why_unreadable
 
         raise ConfigError(
             f"not a readable calibration.json: {why_unreadable(exc)}", path=path

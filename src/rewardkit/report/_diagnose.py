@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, Literal
 
+from rewardkit.report._fields import mapping, number
 from rewardkit.report._groups import Groups
-from rewardkit.report._load import mapping, number
 from rewardkit.report._run import Case, Run
 from rewardkit.report._signals import REWARD, Signals
 

@@ -16,7 +16,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from rewardkit._untrusted import loads_json, read_text, walk_files
-from rewardkit.report._load import judge_status, number, text, why_unreadable
+from rewardkit.report._fields import judge_status, number, text, why_unreadable
 from rewardkit.report._run import Case, JudgeResult, Run, Step
 
 __all__ = ["job_cases"]

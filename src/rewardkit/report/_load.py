@@ -9,34 +9,21 @@ a `Problem` naming it; the rest of the run is still reported.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from rewardkit._errors import ConfigError, UntrustedInputError
 from rewardkit._untrusted import loads_json, open_file, read_text
+from rewardkit.report._fields import judge_status, mapping, number, text, why_unreadable
 from rewardkit.report._run import Case, JudgeResult, Run, Step
 
-__all__ = [
-    "MAX_LINE_BYTES",
-    "MAX_RESULTS_BYTES",
-    "judge_status",
-    "lines",
-    "load_run",
-    "mapping",
-    "no_results",
-    "number",
-    "open_run",
-    "text",
-    "why_unreadable",
-]
+__all__ = ["MAX_LINE_BYTES", "MAX_RESULTS_BYTES", "lines", "load_run", "no_results", "open_run"]
 
 MAX_RESULTS_BYTES = 1 << 30
 """The largest results file read (1 GiB)."""
 MAX_LINE_BYTES = 1 << 20
 """The longest results line read (1 MiB); a longer one is reported and skipped."""
-_STATUSES = ("scored", "skipped", "error", "timeout")
 
 
 def load_run(path: Path) -> Run:
@@ -86,22 +73,6 @@ _EXPECTED = (
     "expected an eval run's summary.json, a Harbor job directory "
     "(<trial>/verifier/reward.json or reward.txt) or a `rewardkit score` results .jsonl"
 )
-
-
-def number(value: object) -> float | None:
-    """`value` as a finite float, else None (a bool is not a number here)."""
-    ok = isinstance(value, int | float) and not isinstance(value, bool)
-    return float(value) if ok and math.isfinite(float(value)) else None  # type: ignore[arg-type]
-
-
-def mapping(value: object) -> Mapping[str, Any]:
-    """`value` if it is a mapping, else an empty one."""
-    return value if isinstance(value, Mapping) else {}
-
-
-def text(value: object) -> str | None:
-    """`value` if it is a non-empty string, else None."""
-    return value if isinstance(value, str) and value else None
 
 
 def _summary(run: Run, path: Path) -> Iterator[Case]:
@@ -155,13 +126,6 @@ def _summary_judges(data: object) -> tuple[JudgeResult, ...]:
             )
         )
     return tuple(found)
-
-
-def judge_status(given: object, value: object, error: object) -> str:
-    """`given` if it is a status; else (a summary or details from before `status`) inferred."""
-    if given in _STATUSES:
-        return str(given)
-    return "error" if error else "scored" if value is not None else "skipped"
 
 
 def _describe(composition: Mapping[str, Any]) -> str | None:
@@ -276,14 +240,3 @@ def _result_case(row: object, where: str) -> Case | None:
         length=length if isinstance(length, int) and not isinstance(length, bool) else None,
         source=where,
     )
-
-
-def why_unreadable(exc: BaseException) -> str:
-    """One line saying why a file could not be read."""
-    if isinstance(exc, FileNotFoundError):
-        return "no such file"
-    if isinstance(exc, UnicodeDecodeError):
-        return "not UTF-8 text"
-    if type(exc).__name__ == "JSONDecodeError":
-        return f"not valid JSON ({exc}); truncated?"
-    return str(exc) or type(exc).__name__

@@ -22,7 +22,7 @@ from typing import Any
 
 from rewardkit._errors import ConfigError, UntrustedInputError
 from rewardkit._untrusted import open_file, walk_files
-from rewardkit.report._load import why_unreadable
+from rewardkit.report._fields import why_unreadable
 from rewardkit.report._rollouts import completion_text, prompt_text, samples
 from rewardkit.report._run import Case, Run, excerpt
 
