@@ -324,9 +324,10 @@ def test_an_eval_without_model_judges_imports_no_model_client(tmp_path: Path) ->
     (tmp_path / "eval.yaml").write_text(
         "name: one\njudges:\n  - name: ok\n    check: \"outputs.get('stdout', '') != ''\"\n"
     )
-    unused = (  # the run's ledger (rewardkit.models._ledger) is light: no client, no transport
-        "rewardkit.models._client", "rewardkit.models._http", "rewardkit.judges._pairwise", "rewardkit.judges._eval_llm",
-        "rewardkit.report._diagnose", "rewardkit.report._report", "httpx", "litellm", "jinja2",
+    unused = (  # no model judge: no client, no transport, not even the run's ledger
+        "rewardkit.models", "rewardkit.judges._pairwise", "rewardkit.judges._eval_llm",
+        "rewardkit.criteria", "rewardkit.report._diagnose", "rewardkit.report._report", "httpx",
+        "litellm", "jinja2",
     )  # fmt: skip
     code = (
         "import sys\nfrom rewardkit.cli import main\n"

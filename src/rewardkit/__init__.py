@@ -33,15 +33,14 @@ from rewardkit._errors import (
     RewardKitError,
 )
 from rewardkit._outcome import Outcome
-from rewardkit.criteria import Check, criterion
-from rewardkit.criteria import active_registry as _active_registry
-from rewardkit.outputs import ComparisonResult, compare, format_comparison
 
 if TYPE_CHECKING:
     from rewardkit._verifier import run, run_multi
     from rewardkit.batch import load
+    from rewardkit.criteria import Check, criterion
     from rewardkit.functions import reward_function
     from rewardkit.judges._trajectory import format_trajectory
+    from rewardkit.outputs import ComparisonResult, compare, format_comparison
     from rewardkit.types import (
         EvaluateResult,
         Message,
@@ -77,6 +76,11 @@ __all__ = [
 ]
 
 _LAZY = {
+    "Check": "rewardkit.criteria",
+    "criterion": "rewardkit.criteria",
+    "ComparisonResult": "rewardkit.outputs",
+    "compare": "rewardkit.outputs",
+    "format_comparison": "rewardkit.outputs",
     "load": "rewardkit.batch",
     "EvaluateResult": "rewardkit.types",
     "Message": "rewardkit.types",
@@ -88,7 +92,8 @@ _LAZY = {
     "run": "rewardkit._verifier",
     "run_multi": "rewardkit._verifier",
 }
-"""Public names loaded on first access: pydantic (~150 ms) and asyncio stay out of import."""
+"""Public names loaded on first access: pydantic (~150 ms), asyncio, the criteria registry and
+the comparison stay out of import (a command that needs none of them starts sooner)."""
 
 for _name in __all__:
     if _name not in _LAZY:
@@ -105,7 +110,7 @@ def __getattr__(name: str) -> Any:
         value.__module__ = "rewardkit"
         globals()[name] = value  # later lookups skip this function
         return value
-    factories = _active_registry().factories
+    factories = _factories()
     factory = factories.get(name)
     if factory is None:
         from rewardkit._errors import did_you_mean
@@ -116,4 +121,11 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*__all__, *_active_registry().factories})
+    return sorted({*__all__, *_factories()})
+
+
+def _factories() -> dict[str, Any]:
+    """The criteria `rk.<name>` reaches: the built-ins and the running tests dir's own."""
+    from rewardkit.criteria import active_registry
+
+    return active_registry().factories

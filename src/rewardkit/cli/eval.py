@@ -9,7 +9,7 @@ import os
 import sys
 import warnings
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -106,7 +106,7 @@ def main(argv: list[str]) -> int:
         keep_off_sys_path(args.cases)
     try:
         setup = _setup(args)
-        budget = run_budget(args.max_cost_usd)
+        budget = run_budget(args.max_cost_usd) if setup.calls_models(args) else nullcontext()
     except ConfigError as exc:
         print(f"rewardkit eval: error: {exc}", file=sys.stderr)
         return EXIT_CONFIG
@@ -128,7 +128,7 @@ def main(argv: list[str]) -> int:
     try:
         with budget as ledger:  # one budget for the cases and the comparison
             log, seen, pairwise = batched(args, run)
-            models = ledger.models()
+            models = ledger.models() if ledger else {}
     except ConfigError as exc:
         print(f"rewardkit eval: error: {exc}", file=sys.stderr)
         return EXIT_CONFIG
@@ -253,6 +253,16 @@ class _Setup:
     baseline: dict[str, Any] | None = None
     comparison: tuple[EvalJudge, str, str] | None = None
     """The pairwise judge, its model and prompt, when a baseline is compared with."""
+
+    def calls_models(self, args: argparse.Namespace) -> bool:
+        """Whether the run needs its ledger: a judge or the comparison calls models, or a
+        budget or the batch APIs were asked for (else it starts without one)."""
+        return (
+            args.max_cost_usd is not None
+            or args.batch_api is not None
+            or self.comparison is not None
+            or any(judge.kind in ("llm", "agent") for judge in self.suite.judges)
+        )
 
 
 def _setup(args: argparse.Namespace) -> _Setup:
