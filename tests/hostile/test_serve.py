@@ -362,3 +362,21 @@ def test_an_answer_of_a_million_end_markers_is_cut_in_linear_time() -> None:
     fields = openrlhf_sample(query, "Q: A:", "4")
     assert time.process_time() - start < 2.0
     assert fields["completion"] == " 4"
+
+
+@pytest.mark.parametrize(
+    "tail",
+    [
+        " \n\t" * 1_000_000,  # whitespace and no marker: kept, and no backtracking over it
+        "</s" + ">" * 1_000_000,  # a marker's prefix, then what almost closes it
+        "<|im_end|> x" * 300_000,  # markers inside the answer, not at its end
+    ],
+    ids=["whitespace", "near-marker", "markers-inside"],
+)
+def test_answers_built_to_make_the_marker_cut_backtrack_are_read_once(tail: str) -> None:
+    from rewardkit.server._openrlhf import openrlhf_sample
+
+    start = time.process_time()
+    fields = openrlhf_sample("Q: A: 4" + tail, "Q: A:", "4")
+    assert time.process_time() - start < 1.0
+    assert fields["completion"] == " 4" + tail  # none of them ends in a marker
