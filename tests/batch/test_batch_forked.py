@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -260,3 +261,53 @@ def test_finish_is_applied_in_the_worker_and_here_to_a_lost_sample() -> None:
         ("d", None, False),
         ("e", 1.0, True),
     ]
+
+
+def test_a_sigterm_the_instant_a_slot_is_forked_ends_it_whatever_the_drivers_handler() -> None:
+    """`rewardkit serve` runs under uvicorn, whose SIGTERM handler only sets a flag: a fresh
+    slot that inherited it would swallow an abandoning request's SIGTERM sent before it
+    installed its own, and then score the abandoned sample forever."""
+    flagged: list[int] = []
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: flagged.append(signum))
+    try:
+        pid, conn = _forked.fork(lambda conn: time.sleep(30))
+        os.kill(pid, signal.SIGTERM)  # before the child could have done anything
+        start = time.monotonic()
+        assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == -signal.SIGTERM
+        assert time.monotonic() - start < 5
+        conn.close()
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert flagged == []  # the driver was not signalled
+
+
+def test_slots_forked_from_many_threads_at_once_each_end_their_own_pipe() -> None:
+    """A slot's end of its pipe must live only in its child: inherited by another thread's
+    fork, it would keep the driver from seeing the slot's exit."""
+    forked: list[tuple[int, Any]] = []
+    lock = threading.Lock()
+
+    def fork_some() -> None:
+        for _ in range(10):
+            one = _forked.fork(lambda conn: time.sleep(30))
+            with lock:
+                forked.append(one)
+
+    threads = [threading.Thread(target=fork_some) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    try:
+        for pid, conn in forked:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            assert conn.poll(5)  # EOF: nothing else holds the child's end
+            with pytest.raises(EOFError):
+                conn.recv_bytes()
+    finally:
+        for pid, conn in forked:
+            conn.close()
+            with contextlib.suppress(ProcessLookupError, ChildProcessError):
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)

@@ -59,6 +59,8 @@ _MAX_REPLY = 256 << 20
 _NOW = struct.Struct("=Q")
 """The shared word: (1 + the index of the sample being scored) << 40 | its start in ms."""
 _MS = (1 << 40) - 1
+_FORKING = threading.Lock()
+"""Held from a slot's pipe to the close of its child's end in the driver."""
 
 
 class ForkedPool:
@@ -139,8 +141,8 @@ class ForkedPool:
             self._idle.put(slot)
         if ticket.abandoned:
             return [_invalid("abandoned by its caller")] * len(items)
-        if retry:
-            return self._score(items, finish, Ticket(), retry=False)
+        if retry:  # under the same ticket: its caller can still abandon the chunk
+            return self._score(items, finish, ticket, retry=False)
         why = "the process supervising this sample's worker died twice; score it again"
         return [_invalid(why)] * len(items)
 
@@ -202,16 +204,23 @@ def fork(
     """Fork a process that runs `child(its end of a pipe)`, then exits; return its pid and ours.
 
     The child closes `close` (inherited ends of other pipes) and ignores Ctrl-C, which is the
-    driver's to handle; it never returns into the caller's code.
+    driver's to handle; it never returns into the caller's code. A SIGTERM ends it until
+    `child` says otherwise, even one sent the instant it exists: the driver's own handler
+    (uvicorn's only sets a flag) is never run in it.
     """
-    ours, theirs = Pipe()
-    _flush()  # or the child would print what is buffered again
-    pid = os.fork()
-    if pid:
-        theirs.close()
-        return pid, ours
+    with _FORKING:  # no other thread's fork inherits `theirs`, which would hold it open
+        ours, theirs = Pipe()
+        _flush()  # or the child would print what is buffered again
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+        pid = os.fork()
+        if pid:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+            theirs.close()
+            return pid, ours
     code = 1
     try:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)  # a SIGTERM sent meanwhile ends us now
         ours.close()
         for conn in close:
             conn.close()
@@ -349,7 +358,6 @@ class _Supervisor:
 
 def _work(conn: Connection, run: Run, memory_mib: int, supervisor: int, clock: mmap.mmap) -> None:
     """A worker's loop: score each chunk it is sent, until its supervisor goes."""
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     die_with_parent(supervisor)
     cap_memory(memory_mib)
     run_inline()  # this worker is the judges' sandbox: no process per judge inside it
