@@ -71,9 +71,9 @@ def fast_scorer(
         except SystemExit as exc:
             return failed(exc, start)
         else:
-            if type(result) is float:  # a finite score (`plain_call`); ms as `round(ms, 3)`
+            if type(result) is float:  # a finite score (`plain_call`)
                 now = perf_counter()
-                ms = int((now - begun) * 1e6 + 0.5) / 1000
+                ms = _ms(now - begun)
                 if 0.0 <= result <= 1.0:  # the reward
                     return judged(result, name, ms, now - start)
                 outcome = scored(name, result, ms)
@@ -126,11 +126,16 @@ def fast_eval_scorer(
         else:
             if unit and type(result) is float and 0.0 <= result <= 1.0:
                 now = perf_counter()
-                return judged(result, name, int((now - start) * 1e6 + 0.5) / 1000, now - start)
+                return judged(result, name, _ms(now - start), now - start)
             outcome = judge.outcome(result, start)
         return finished(compose_one(outcome, info, on_error), start)
 
     return score
+
+
+def _ms(seconds: float) -> float:
+    """`round(seconds * 1000, 3)`, sooner (a non-negative time)."""
+    return int(seconds * 1e6 + 0.5) / 1000
 
 
 def _chat(data: Any) -> list[dict[str, Any]] | None:

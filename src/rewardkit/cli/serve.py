@@ -121,7 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--access-log",
         action="store_true",
-        help="log a line per request on stderr (off by default: at a trainer's request rate "
+        help="log a line per request on stdout (off by default: at a trainer's request rate "
         "it costs the server more than it tells)",
     )
     return parser
