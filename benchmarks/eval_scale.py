@@ -23,7 +23,6 @@ N = 100,000 takes about 8 minutes on a shared 2-core machine (building the cases
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import resource
@@ -103,17 +102,13 @@ def direct(eval_yaml: Path) -> None:
 
 def fork_cost(eval_yaml: Path, forks: int = 200) -> float:
     """CPU milliseconds (this process and its children) per worker process of 4 calls."""
-    from rewardkit.engine._workers import WorkerLimits, in_worker_sequence
+    from rewardkit.engine._workers import WorkerLimits, in_worker_sequence_blocking
     from rewardkit.sources.eval_yaml import load_suite
 
     load_suite(eval_yaml)  # the modules a run has loaded, as `rewardkit eval` has
-
-    async def run() -> None:
-        for _ in range(forks):
-            await in_worker_sequence([int] * 4, WorkerLimits())
-
     before = _cpu()
-    asyncio.run(run())
+    for _ in range(forks):  # as a suite without model judges waits: in a plain thread
+        in_worker_sequence_blocking([int] * 4, WorkerLimits())
     return (_cpu() - before) / forks * 1000
 
 

@@ -320,14 +320,14 @@ def test_serve_on_a_port_in_use_is_a_config_error(task) -> None:
 def test_an_eval_without_model_judges_imports_no_model_client(tmp_path: Path) -> None:
     case = tmp_path / "cases" / "c1"
     case.mkdir(parents=True)
-    (case / "stdout.txt").write_text("hi\n")
+    (case / "stdout.log").write_text("hi\n")
     (tmp_path / "eval.yaml").write_text(
-        "name: one\njudges:\n  - name: ok\n    check: \"outputs.get('stdout', '') != ''\"\n"
+        "name: one\njudges:\n  - name: ok\n    check: \"return 'hi' in outputs['stdout']\"\n"
     )
-    unused = (  # no model judge: no client, no transport, not even the run's ledger
+    unused = (  # no model judge: no client, no transport, not even the run's ledger or a loop
         "rewardkit.models", "rewardkit.judges._pairwise", "rewardkit.judges._eval_llm",
         "rewardkit.criteria", "rewardkit.report._diagnose", "rewardkit.report._report", "httpx",
-        "litellm", "jinja2",
+        "litellm", "jinja2", "asyncio",
     )  # fmt: skip
     code = (
         "import sys\nfrom rewardkit.cli import main\n"
@@ -338,6 +338,8 @@ def test_an_eval_without_model_judges_imports_no_model_client(tmp_path: Path) ->
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
+    (line,) = (tmp_path / "out" / "cases.jsonl").read_text().splitlines()
+    assert json.loads(line)["judges"]["ok"]["status"] == "scored"  # judged in a worker
 
 
 def test_a_closed_output_ends_quietly(tmp_path: Path) -> None:

@@ -3,7 +3,8 @@ a time; compare a run with a baseline run (the `pairwise` judge).
 
 Cases are read lazily and scored in chunks of up to `CHUNK`: a chunk's code, `check` and
 `builtin` judges run in turn in one worker process (one fork per chunk, not per case),
-each under its own deadline, while its LLM and agent judges run on the event loop. Each
+each under its own deadline, while its LLM and agent judges run on an event loop (a suite
+without them runs no event loop: a thread per chunk in flight waits on its worker). Each
 chunk's results are handed on as soon as it ends, so a run of any size holds only the
 chunks in flight. A case that cannot be read (a cap hit, a file leading out of it, invalid
 YAML) errors each of its judges with the reason; the other cases are scored as usual.
@@ -11,7 +12,8 @@ YAML) errors each of its judges with the reason; the other cases are scored as u
 
 from __future__ import annotations
 
-import asyncio
+import queue
+import threading
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, nullcontext
@@ -19,7 +21,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 from itertools import islice
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from rewardkit._errors import ConfigError, RewardKitError, UntrustedInputError
 from rewardkit._outcome import Outcome
@@ -30,10 +32,19 @@ from rewardkit.compose import (
     compose_reward,
     normalize_value,
 )
-from rewardkit.engine._workers import WorkerFailed, WorkerLimits, in_worker_sequence
+from rewardkit.engine._workers import (
+    Finished,
+    WorkerFailed,
+    WorkerLimits,
+    in_worker_sequence,
+    in_worker_sequence_blocking,
+)
 from rewardkit.judges import EvalJudge
 from rewardkit.sources._cases import MERGED, Layout, case_record, given, produced, step_record
 from rewardkit.sources.eval_yaml import EvalSuite, load_suite
+
+if TYPE_CHECKING:
+    import asyncio
 
 __all__ = [
     "Bridge",
@@ -77,6 +88,10 @@ Case = tuple[str, dict[str, Any] | Exception]
 """A case id and its record, or the error that kept it from being read."""
 Emit = Callable[[int, list[CaseResult]], None]
 """Takes a finished chunk: its number (chunks are numbered as they are made), its results."""
+_At = tuple[int, int]
+"""A case's place in its chunk, and a judge's in the suite."""
+_Asked = tuple[int, int, dict[str, Any]]
+"""A judging still to do: its place (`_At`) and the record the judge sees."""
 
 
 def score_stream(
@@ -95,9 +110,8 @@ def score_stream(
 
     Chunks of up to `CHUNK` cases (fewer when there are few cases, so that `max_concurrent`
     chunks share them) are read and scored at most `max_concurrent` at a time (`0`: all at
-    once), and `emit` takes each as it ends, in the order they end. A chunk is read on the
-    event loop's thread (reads are capped; a worker thread would only add the cost of
-    passing the interpreter lock back and forth, since reading is CPU-bound). A
+    once), and `emit` takes each as it ends, in the order they end. A chunk is read by
+    the thread that scores it (the event loop's, when there is one; reads are capped). A
     chunk's code, `check` and `builtin` judges run in turn in a forked worker process, each
     under `worker`'s deadline and memory cap (see `in_worker_sequence`); LLM judges share
     one model client (at most `max_concurrent` calls per model); agent judges run their
@@ -108,7 +122,7 @@ def score_stream(
         partial(_read_cases, dirs, layout)
         for dirs in _chunks(case_dirs, _chunk_size(count, max_concurrent))
     )
-    asyncio.run(_stream(suite, chunks, max_concurrent, emit, (worker, progress)))
+    _stream(suite, chunks, max_concurrent, emit, (worker, progress))
 
 
 def score_records(
@@ -127,7 +141,7 @@ def score_records(
     def keep(number: int, results: list[CaseResult]) -> None:
         found.append((number, results))
 
-    asyncio.run(_stream(suite, chunks, max_concurrent, keep, (worker, progress)))
+    _stream(suite, chunks, max_concurrent, keep, (worker, progress))
     return [result for _, part in sorted(found, key=lambda item: item[0]) for result in part]
 
 
@@ -178,14 +192,57 @@ def _chunks(items: Iterable[T], size: int) -> Iterator[list[T]]:
         yield chunk
 
 
-async def _stream(
+def _stream(
     suite: EvalSuite,
     chunks: Iterator[Callable[[], list[Case]]],
     limit: int,
     emit: Emit,
     limits: tuple[WorkerLimits, Callable[[int], None] | None],
 ) -> None:
-    """Read and score `chunks`, at most `limit` at a time, handing each to `emit` as it ends."""
+    """Read and score `chunks`, at most `limit` at a time, handing each to `emit` as it ends:
+    on an event loop when some judge calls a model or an agent, else on threads that each
+    wait on a chunk's worker process (a run then never loads `asyncio`)."""
+    if any(judge.kind in ("llm", "agent") for judge in suite.judges):
+        import asyncio
+
+        asyncio.run(_stream_async(suite, chunks, limit, emit, limits))
+        return
+    run = _Run(suite, suite.judge_info, None, None, *limits)
+    finished: queue.SimpleQueue[tuple[int, list[CaseResult]] | BaseException] = queue.SimpleQueue()
+
+    def score(number: int, read: Callable[[], list[Case]]) -> None:
+        try:
+            finished.put(run.chunk_blocking(number, read))
+        except BaseException as exc:
+            finished.put(exc)
+
+    def emit_one() -> None:
+        ended = finished.get()
+        if isinstance(ended, BaseException):
+            raise ended
+        emit(*ended)
+
+    running = 0
+    for number, read in enumerate(chunks):
+        if 0 < limit <= running:
+            emit_one()
+            running -= 1
+        threading.Thread(target=score, args=(number, read), daemon=True).start()
+        running += 1
+    for _ in range(running):
+        emit_one()
+
+
+async def _stream_async(
+    suite: EvalSuite,
+    chunks: Iterator[Callable[[], list[Case]]],
+    limit: int,
+    emit: Emit,
+    limits: tuple[WorkerLimits, Callable[[int], None] | None],
+) -> None:
+    """`_stream` on an event loop, for suites with LLM or agent judges."""
+    import asyncio
+
     async with _clients(suite, limit) as client:
         agents = asyncio.Semaphore(limit) if limit > 0 else None
         run = _Run(suite, suite.judge_info, client, agents, *limits)
@@ -201,6 +258,8 @@ async def _stream(
 async def _emit_done(
     running: set[asyncio.Task[tuple[int, list[CaseResult]]]], emit: Emit
 ) -> set[asyncio.Task[tuple[int, list[CaseResult]]]]:
+    import asyncio
+
     done, pending = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
     for task in done:
         emit(*task.result())
@@ -223,23 +282,46 @@ class _Run:
         self, number: int, read: Callable[[], list[Case]]
     ) -> tuple[int, list[CaseResult]]:
         """Read and score one chunk of cases; `number` is passed through."""
+        import asyncio
+
         cases = read()
+        found, coded, asks = self._sorted(cases)
         judges = self.suite.judges
-        found: dict[tuple[int, int], Outcome] = {}
-        coded: list[tuple[int, int, dict[str, Any]]] = []
-        asks: list[tuple[int, int, dict[str, Any]]] = []
+        done, answered = await asyncio.gather(
+            in_worker_sequence(self._calls(coded), self.worker),
+            asyncio.gather(*(self._ask(judges[j], r) for _, j, r in asks)),
+        )
+        found |= self._coded(coded, done)
+        found |= {(i, j): o for (i, j, _), o in zip(asks, answered, strict=True)}
+        return number, self._results(cases, found)
+
+    def chunk_blocking(
+        self, number: int, read: Callable[[], list[Case]]
+    ) -> tuple[int, list[CaseResult]]:
+        """`chunk` for a suite without LLM or agent judges, waiting in this thread."""
+        cases = read()
+        found, coded, _ = self._sorted(cases)
+        found |= self._coded(coded, in_worker_sequence_blocking(self._calls(coded), self.worker))
+        return number, self._results(cases, found)
+
+    def _sorted(self, cases: list[Case]) -> tuple[dict[_At, Outcome], list[_Asked], list[_Asked]]:
+        """The outcomes known without judging (an unreadable case, a missing step); the
+        judgings left for a worker process; those for a model or an agent."""
+        found: dict[_At, Outcome] = {}
+        coded: list[_Asked] = []
+        asks: list[_Asked] = []
         for i, (_, record) in enumerate(cases):
-            for j, judge in enumerate(judges):
+            for j, judge in enumerate(self.suite.judges):
                 seen = _judged(judge, record)
                 if isinstance(seen, Outcome):
                     found[i, j] = seen
                 else:
                     (asks if judge.kind in ("llm", "agent") else coded).append((i, j, seen))
-        done, answered = await asyncio.gather(
-            self._in_worker(coded), asyncio.gather(*(self._ask(judges[j], r) for _, j, r in asks))
-        )
-        found |= {(i, j): o for (i, j, _), o in zip(coded + asks, done + answered, strict=True)}
-        return number, [
+        return found, coded, asks
+
+    def _results(self, cases: list[Case], found: dict[_At, Outcome]) -> list[CaseResult]:
+        judges = self.suite.judges
+        return [
             self._result(
                 case_id, tuple(_stepped(judges[j], found[i, j]) for j in range(len(judges)))
             )
@@ -254,21 +336,23 @@ class _Run:
             warnings.warn(notes[0], CompositionWarning, stacklevel=2)
         return CaseResult(case_id, outcomes, reward, notes[0] if notes else None)
 
-    async def _in_worker(self, coded: list[tuple[int, int, dict[str, Any]]]) -> list[Outcome]:
-        """The chunk's code judges, in turn, in a worker process (a fresh one after a judge
-        hangs or ends it): each judge under its own deadline, a failure its own outcome."""
-        judges = [self.suite.judges[j] for _, j, _ in coded]
-        calls = [partial(judge.evaluate, r) for judge, (_, _, r) in zip(judges, coded, strict=True)]
-        outcomes = []
-        for judge, done in zip(judges, await in_worker_sequence(calls, self.worker), strict=True):
+    def _calls(self, coded: list[_Asked]) -> list[Callable[[], Outcome]]:
+        """The chunk's code judges, to run in turn in a worker process (a fresh one after a
+        judge hangs or ends it), each under its own deadline."""
+        return [partial(self.suite.judges[j].evaluate, r) for _, j, r in coded]
+
+    def _coded(self, coded: list[_Asked], ended: list[Finished[Outcome]]) -> dict[_At, Outcome]:
+        """The code judges' outcomes: a worker's failure is its judge's own outcome."""
+        found = {}
+        for (i, j, _), done in zip(coded, ended, strict=True):
             try:
-                outcome = done.get()
+                found[i, j] = done.get()
             except WorkerFailed as exc:
-                outcome = Outcome(name=judge.name, status=exc.status, error=f"{judge.name}: {exc}")
-            outcomes.append(outcome)
+                name = self.suite.judges[j].name
+                found[i, j] = Outcome(name=name, status=exc.status, error=f"{name}: {exc}")
         if self.progress is not None and coded:
             self.progress(len(coded))
-        return outcomes
+        return found
 
     async def _ask(self, judge: EvalJudge, record: dict[str, Any]) -> Outcome:
         """An LLM or agent judge's outcome, on the event loop."""
@@ -348,6 +432,8 @@ def compare_runs(
     (`baseline/cases/<case>/`), each judged twice with positions swapped, the whole
     comparison `judge.samples` times (see `rewardkit.judges._pairwise`). A case the baseline
     lacks is an error verdict."""
+    import asyncio
+
     from rewardkit.judges._pairwise import compare, stability, tally
     from rewardkit.models import ModelClient
     from rewardkit.models._litellm import preload

@@ -13,14 +13,17 @@ deadline like any other hang.
 
 from __future__ import annotations
 
-import asyncio
+import contextlib
 import os
 import pickle
 import resource
+import select
 import signal
 import struct
 import sys
+import time
 import warnings
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
@@ -36,6 +39,7 @@ __all__ = [
     "cap_memory",
     "in_worker",
     "in_worker_sequence",
+    "in_worker_sequence_blocking",
     "run_inline",
     "runs_inline",
 ]
@@ -120,6 +124,18 @@ async def in_worker_sequence(
     return done
 
 
+def in_worker_sequence_blocking(
+    calls: Sequence[Callable[[], T]], limits: WorkerLimits
+) -> list[Finished[T]]:
+    """`in_worker_sequence` for a caller without an event loop: this thread waits."""
+    if _inline:
+        return [_inline_call(call) for call in calls]
+    done: list[Finished[T]] = []
+    while len(done) < len(calls):
+        done += _one_child_blocking(calls[len(done) :], limits)
+    return done
+
+
 def _inline_call(call: Callable[[], T]) -> Finished[T]:
     try:
         return Finished(value=call())
@@ -129,44 +145,161 @@ def _inline_call(call: Callable[[], T]) -> Finished[T]:
 
 async def _one_child(calls: Sequence[Callable[[], T]], limits: WorkerLimits) -> list[Finished[T]]:
     """Run `calls` in one child until one fails it; the results so far (at least one)."""
-    parent = os.getpid()
-    read_fd, write_fd = os.pipe()
-    life_read, life_write = os.pipe()  # held open by us: its closing tells the child we died
-    for stream in (sys.stdout, sys.stderr):  # or the child would print the parent's buffer
-        stream.flush()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)  # 3.12+: fork with threads
-        pid = os.fork()
-    if pid == 0:  # pragma: no cover - the child; its effects are asserted by the tests
-        os.close(read_fd)
-        os.close(life_write)
-        _child(calls, write_fd, limits.memory_mb, (parent, life_read))
-    os.close(write_fd)
-    os.close(life_read)
-    frames = _Frames(read_fd)
-    done: list[Finished[T]] = []
-    status: int | None = None
+    import asyncio
+
+    child = _Child(calls, limits.memory_mb)
+    loop = asyncio.get_running_loop()
+    woken = asyncio.Event()
+    loop.add_reader(child.fd, lambda: child.read() and woken.set())
+
+    async def payload() -> bytes | None:
+        while (ready := child.take()) is _PENDING:
+            woken.clear()
+            await woken.wait()
+        return ready  # type: ignore[return-value]
+
     try:
         for _ in calls:
-            payload = await asyncio.wait_for(frames.next(), limits.timeout)
-            if payload is None:
-                status = await _reap(pid)
-                done.append(Finished(error=WorkerFailed(_death(status))))
+            try:
+                ready = await asyncio.wait_for(payload(), limits.timeout)
+            except TimeoutError:
+                child.timed_out(limits.timeout)
                 break
-            done.append(_unpack(payload))
-    except TimeoutError:
-        kill_session(pid)
-        deadline = f"exceeded its {limits.timeout:g} s deadline; its process was killed"
-        done.append(Finished(error=WorkerFailed(deadline, "timeout")))
+            if not child.took(ready):
+                break
     except BaseException:
-        kill_session(pid)
+        kill_session(child.pid)
         raise
     finally:
-        frames.close()
-        if status is None:
-            await _reap(pid)
-        os.close(life_write)
-    return done
+        loop.remove_reader(child.fd)
+        child.close()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(_exited(child.pid), _REAP_GRACE)
+        child.reap()
+    return child.done
+
+
+def _one_child_blocking(
+    calls: Sequence[Callable[[], T]], limits: WorkerLimits
+) -> list[Finished[T]]:
+    """`_one_child`, waiting on the child's pipe in this thread."""
+    child = _Child(calls, limits.memory_mb)
+    poller = select.poll()
+    poller.register(child.fd, select.POLLIN)
+    try:
+        for _ in calls:
+            deadline = time.monotonic() + limits.timeout
+            while (ready := child.take()) is _PENDING:
+                left = deadline - time.monotonic()
+                if left <= 0 or not poller.poll(left * 1000):
+                    break
+                child.read()
+            if ready is _PENDING:
+                child.timed_out(limits.timeout)
+                break
+            if not child.took(ready):  # type: ignore[arg-type]
+                break
+    except BaseException:
+        kill_session(child.pid)
+        raise
+    finally:
+        child.close()
+        _wait_exit(child.pid, _REAP_GRACE)
+        child.reap()
+    return child.done
+
+
+_PENDING = object()
+"""`_Child.take` before the next payload has arrived."""
+
+
+class _Child:
+    """A forked child running `calls`, and what it has sent back so far.
+
+    Its payloads arrive length-prefixed on a non-blocking pipe: `read` takes what is there,
+    `take` hands them out one at a time, `took` turns each into a `Finished`.
+    """
+
+    def __init__(self, calls: Sequence[Callable[[], Any]], memory_mb: int | None) -> None:
+        parent = os.getpid()
+        read_fd, write_fd = os.pipe()
+        life_read, life_write = os.pipe()  # held open by us: its closing tells the child we died
+        for stream in (sys.stdout, sys.stderr):  # or the child would print the parent's buffer
+            stream.flush()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # 3.12+: fork with threads
+            pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child; its effects are asserted by the tests
+            os.close(read_fd)
+            os.close(life_write)
+            _child(calls, write_fd, memory_mb, (parent, life_read))
+        os.close(write_fd)
+        os.close(life_read)
+        os.set_blocking(read_fd, False)
+        self.pid, self.fd, self._lifeline = pid, read_fd, life_write
+        self._calls = len(calls)
+        self._buffer = bytearray()
+        self._ready: deque[bytes | None] = deque()
+        self.done: list[Finished[Any]] = []
+        self._ended = False
+        """The pipe has closed."""
+
+    def read(self) -> bool:
+        """Take what the pipe holds; True once a payload (or the pipe's end) is ready."""
+        if self._ended:
+            return True
+        try:
+            chunk = os.read(self.fd, 1 << 16)
+        except BlockingIOError:
+            return False
+        self._buffer += chunk
+        while len(self._buffer) >= _HEADER.size:
+            (size,) = _HEADER.unpack_from(self._buffer)
+            if size > MAX_RESULT_BYTES:
+                self._buffer.clear()
+                too_big = WorkerFailed(f"sent a result over {MAX_RESULT_BYTES} bytes")
+                self._ready.append(_dumps(("raised", too_big, [])))
+                return True
+            if len(self._buffer) < _HEADER.size + size:
+                break
+            self._ready.append(bytes(self._buffer[_HEADER.size : _HEADER.size + size]))
+            del self._buffer[: _HEADER.size + size]
+        if not chunk:
+            self._ready.append(None)
+            self._ended = True
+        return bool(self._ready)
+
+    def take(self) -> bytes | object | None:
+        """The next payload; None once the child closed the pipe without one; else `_PENDING`."""
+        return self._ready.popleft() if self._ready else _PENDING
+
+    def took(self, payload: bytes | None) -> bool:
+        """Record `payload`'s call; False when the child ended without one."""
+        if payload is None:
+            return False
+        self.done.append(_unpack(payload))
+        return True
+
+    def timed_out(self, timeout: float) -> None:
+        """The call in progress overran `timeout`: end the child's session, record it."""
+        kill_session(self.pid)
+        deadline = f"exceeded its {timeout:g} s deadline; its process was killed"
+        self.done.append(Finished(error=WorkerFailed(deadline, "timeout")))
+
+    def reap(self) -> None:
+        """Wait for the child, killing its session unless it has exited; when it ended
+        without a result, record how."""
+        done, status = os.waitpid(self.pid, os.WNOHANG)
+        if not done:
+            kill_session(self.pid)
+            status = os.waitpid(self.pid, 0)[1]
+        if self._ended and len(self.done) < self._calls:  # it ended without a result
+            self.done.append(Finished(error=WorkerFailed(_death(status))))
+
+    def close(self) -> None:
+        """Close our ends of its pipes (the lifeline's closing ends a child still running)."""
+        os.close(self.fd)
+        os.close(self._lifeline)
 
 
 def _unpack(payload: bytes) -> Finished[Any]:
@@ -282,61 +415,10 @@ def _portable(exc: BaseException) -> BaseException:
     return exc
 
 
-class _Frames:
-    """The child's length-prefixed payloads, read from `fd` without blocking the loop."""
-
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
-        self.buffer = bytearray()
-        self.ready: asyncio.Queue[bytes | None] = asyncio.Queue()
-        self.loop = asyncio.get_running_loop()
-        os.set_blocking(fd, False)
-        self.loop.add_reader(fd, self._readable)
-
-    async def next(self) -> bytes | None:
-        """The next payload, or None once the child closed the pipe without one."""
-        return await self.ready.get()
-
-    def close(self) -> None:
-        self.loop.remove_reader(self.fd)
-        os.close(self.fd)
-
-    def _readable(self) -> None:
-        try:
-            chunk = os.read(self.fd, 1 << 16)
-        except BlockingIOError:
-            return
-        self.buffer += chunk
-        while len(self.buffer) >= _HEADER.size:
-            (size,) = _HEADER.unpack_from(self.buffer)
-            if size > MAX_RESULT_BYTES:
-                self.buffer.clear()
-                too_big = WorkerFailed(f"sent a result over {MAX_RESULT_BYTES} bytes")
-                self.ready.put_nowait(_dumps(("raised", too_big, [])))
-                return
-            if len(self.buffer) < _HEADER.size + size:
-                break
-            self.ready.put_nowait(bytes(self.buffer[_HEADER.size : _HEADER.size + size]))
-            del self.buffer[: _HEADER.size + size]
-        if not chunk:
-            self.loop.remove_reader(self.fd)
-            self.ready.put_nowait(None)
-
-
-async def _reap(pid: int) -> int:
-    """Wait for the child to exit (killing it after a grace period); its wait status."""
-    done, status = os.waitpid(pid, os.WNOHANG)
-    if done:
-        return status
-    try:
-        await asyncio.wait_for(_exited(pid), _REAP_GRACE)
-    except TimeoutError:
-        kill_session(pid)
-    return os.waitpid(pid, 0)[1]
-
-
 async def _exited(pid: int) -> None:
     """Return once `pid` has exited (a pidfd where the kernel has them, else polling)."""
+    import asyncio
+
     try:
         fd = os.pidfd_open(pid)
     except (AttributeError, OSError):
@@ -350,6 +432,23 @@ async def _exited(pid: int) -> None:
         await gone
     finally:
         loop.remove_reader(fd)
+        os.close(fd)
+
+
+def _wait_exit(pid: int, timeout: float) -> None:
+    """Return once `pid` has exited or `timeout` seconds have passed, whichever is first."""
+    try:
+        fd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        deadline = time.monotonic() + timeout
+        while not _zombie(pid) and time.monotonic() < deadline:
+            time.sleep(0.005)
+        return
+    try:
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        poller.poll(timeout * 1000)
+    finally:
         os.close(fd)
 
 

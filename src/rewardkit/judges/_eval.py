@@ -8,7 +8,6 @@ is an `error` outcome, never clamped.
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import math
 import numbers
@@ -153,8 +152,11 @@ class EvalJudge:
             )
         else:
             result = self.fn(outputs=record, **self.arguments)
-        # An `async def` judge runs to completion on this worker thread's own event loop.
-        return asyncio.run(result) if inspect.iscoroutine(result) else result
+        if inspect.iscoroutine(result):  # an `async def` judge: run on the worker's own loop
+            import asyncio
+
+            return asyncio.run(result)
+        return result
 
     def _problem(self, value: object) -> str | None:
         if isinstance(value, bool):
