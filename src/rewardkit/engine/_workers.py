@@ -150,7 +150,12 @@ async def _one_child(calls: Sequence[Callable[[], T]], limits: WorkerLimits) -> 
     child = _Child(calls, limits.memory_mb)
     loop = asyncio.get_running_loop()
     woken = asyncio.Event()
-    loop.add_reader(child.fd, lambda: child.read() and woken.set())
+
+    def readable() -> None:
+        if child.read():
+            woken.set()
+
+    loop.add_reader(child.fd, readable)
 
     async def payload() -> bytes | None:
         while (ready := child.take()) is _PENDING:
