@@ -82,11 +82,11 @@ def measure(argv: list[str]) -> tuple[float, float]:
 
 def direct(eval_yaml: Path) -> None:
     """The same judges computed directly: read, judge and compose each case in one loop."""
-    from rewardkit._evaluate import judge_value
     from rewardkit.compose import compose_reward
-    from rewardkit.sources._cases import case_record
-    from rewardkit.sources._runs import find_cases
-    from rewardkit.sources.eval_yaml import load_suite
+    from rewardkit.evalyaml._cases import case_record
+    from rewardkit.evalyaml._runs import find_cases
+    from rewardkit.evalyaml._score import judge_value
+    from rewardkit.evalyaml._suite import load_suite
 
     suite = load_suite(eval_yaml)
     root, names, layout = find_cases(suite, None)
@@ -103,7 +103,7 @@ def direct(eval_yaml: Path) -> None:
 def fork_cost(eval_yaml: Path, forks: int = 200) -> float:
     """CPU milliseconds (this process and its children) per worker process of 4 calls."""
     from rewardkit.engine._workers import WorkerLimits, in_worker_sequence_blocking
-    from rewardkit.sources.eval_yaml import load_suite
+    from rewardkit.evalyaml._suite import load_suite
 
     load_suite(eval_yaml)  # the modules a run has loaded, as `rewardkit eval` has
     before = _cpu()

@@ -6,7 +6,7 @@ all alike, each reported as the median wall time per execution:
 - `bare`: `subprocess.run([python, "-I", "main.py"])`, no limits at all (the yardstick);
 - `previous`: the `run_program` of rewardkit before the jail (a launcher that sets limits
   and execs `python -I`), loaded from git history when this is a checkout;
-- `jailed`: `rewardkit.engine.jail.run_python` with every layer this kernel offers;
+- `jailed`: `rewardkit.jail.run_python` with every layer this kernel offers;
 - `landlock`: the same without namespaces (what Docker's default profile allows).
 
 Then throughput: jailed executions per second with 1, 2 and 4 threads.
@@ -59,7 +59,7 @@ def _previous() -> Callable[[], None] | None:
 
 
 def _jailed(layers: list[str]) -> Callable[[], None]:
-    from rewardkit.engine.jail import Jail
+    from rewardkit.jail import Jail
 
     jail = Jail(layers=layers)
 

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 
-from rewardkit.functions.builtin import _symbolic
+from rewardkit.functions.builtin.math import _symbolic
 
 
 def pairs(start: int, count: int) -> Iterator[tuple[str, str]]:

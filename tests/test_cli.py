@@ -325,7 +325,7 @@ def test_an_eval_without_model_judges_imports_no_model_client(tmp_path: Path) ->
         "name: one\njudges:\n  - name: ok\n    check: \"return 'hi' in outputs['stdout']\"\n"
     )
     unused = (  # no model judge: no client, no transport, not even the run's ledger or a loop
-        "rewardkit.models", "rewardkit.judges._pairwise", "rewardkit.judges._eval_llm",
+        "rewardkit.models", "rewardkit.evalyaml._pairwise", "rewardkit.evalyaml._llm_judge",
         "rewardkit.criteria", "rewardkit.report._diagnose", "rewardkit.report._report", "httpx",
         "litellm", "jinja2", "asyncio",
     )  # fmt: skip

@@ -9,7 +9,7 @@ import pytest
 
 import rewardkit as rk
 from rewardkit.criteria import Registry, criterion
-from rewardkit.sources.tests_dir import discover
+from rewardkit.harbor._tests_dir import discover
 
 
 def checks_of(tests_dir: Path) -> list[rk.Check]:

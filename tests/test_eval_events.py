@@ -9,18 +9,18 @@ from pathlib import Path
 
 import pytest
 
-from rewardkit._evaluate import score_cases
-from rewardkit._untrusted import CapExceeded
-from rewardkit.judges import _case_text
-from rewardkit.sources._cases import Layout, case_record
-from rewardkit.sources._events import (
+from rewardkit.core._untrusted import CapExceeded
+from rewardkit.evalyaml import _case_text
+from rewardkit.evalyaml._cases import Layout, case_record
+from rewardkit.evalyaml._events import (
     RESULT_CAP,
     SHELL_BUDGET,
     SHELL_CHARS,
     command_reads,
     stream_events,
 )
-from rewardkit.sources.eval_yaml import load_suite
+from rewardkit.evalyaml._score import score_cases
+from rewardkit.evalyaml._suite import load_suite
 
 LINES = [
     {"type": "system", "subtype": "init", "model": "claude-sonnet-4-5"},

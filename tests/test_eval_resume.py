@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from rewardkit.outputs._case_log import CASES_FILE
+from rewardkit.evalyaml._case_log import CASES_FILE
 
 SUITE = """\
 name: resume

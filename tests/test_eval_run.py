@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from rewardkit._errors import CapExceeded, ConfigError
-from rewardkit._evaluate import score_cases
-from rewardkit.sources._case_files import MAX_FILE_BYTES
-from rewardkit.sources._cases import case_record
-from rewardkit.sources.eval_yaml import load_suite
+from rewardkit.core._errors import CapExceeded, ConfigError
+from rewardkit.evalyaml._case_files import MAX_FILE_BYTES
+from rewardkit.evalyaml._cases import case_record
+from rewardkit.evalyaml._score import score_cases
+from rewardkit.evalyaml._suite import load_suite
 
 EXAMPLE = Path(__file__).parents[1] / "examples" / "qa-eval"
 

@@ -20,7 +20,7 @@ import pytest
 import yaml
 from tests.conftest import write_tree
 
-from rewardkit.sources._cases import Layout, case_record
+from rewardkit.evalyaml._cases import Layout, case_record
 
 SMOKE = {
     "eval/hello-smoke/eval.yaml": """

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 import yaml
 
-from rewardkit.outputs.summary import summarize, write_summary
-from rewardkit.report._stats import BOOTSTRAP_MAX_N, estimate
-from rewardkit.sources._case_names import CaseNames
-from rewardkit.sources.eval_yaml import load_suite
+from rewardkit.core._stats import BOOTSTRAP_MAX_N, estimate
+from rewardkit.evalyaml._case_names import CaseNames
+from rewardkit.evalyaml._suite import load_suite
+from rewardkit.evalyaml._summary import summarize, write_summary
 
 SUITE = """\
 judges:

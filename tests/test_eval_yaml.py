@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from rewardkit import ConfigError
-from rewardkit.sources.eval_yaml import load_suite
+from rewardkit.evalyaml._suite import load_suite
 
 
 def write(tmp_path: Path, text: str, files: dict[str, str] | None = None) -> Path:

@@ -16,8 +16,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from rewardkit._errors import ConfigError, FormulaError
 from rewardkit.compose import Expression, compile_expression
+from rewardkit.core._errors import ConfigError, FormulaError
 
 ENV = {"a": 0.25, "b": 0.5, "c": 1.0, "x": 2.0, "y": 3.0}
 CONDITION_NAMES = ("outputs", "annotations")

@@ -1,15 +1,18 @@
 """The package's layout: its modules import each other one way only (no cycle, lazy imports
-inside functions included), read from the source, not from what one run happened to load."""
+inside functions included), each package only what its row of docs/design/layout.md allows,
+read from the source, not from what one run happened to load."""
 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import rewardkit
 
 PACKAGE = Path(rewardkit.__file__).parent
+MAP = PACKAGE.parents[1] / "docs" / "design" / "layout.md"
 
 
 def _modules() -> dict[str, Path]:
@@ -100,3 +103,58 @@ def test_no_module_imports_back_into_what_imports_it() -> None:
 def test_the_check_finds_a_cycle() -> None:
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert _cycles(graph) == [["a", "b", "c"]]
+
+
+def _allowed() -> dict[str, set[str] | None]:
+    """The table of docs/design/layout.md: each package and those it may import (None: any)."""
+    rows = re.findall(r"^\| `(\w+)` \| .+ \| (.+) \|$", MAP.read_text(), re.M)
+    return {
+        package: None if may == "everything" else set(re.findall(r"`(\w+)`", may))
+        for package, may in rows
+    }
+
+
+def _room(module: str) -> str:
+    """The package of the table a module belongs to (`rewardkit`: the package's `__init__`)."""
+    parts = module.split(".")
+    if len(parts) == 1:
+        return "rewardkit"
+    return "cli" if parts[1] == "__main__" else parts[1]
+
+
+def test_each_package_imports_only_what_the_layout_map_allows() -> None:
+    allowed = _allowed()
+    graph = _graph()
+    rooms = {_room(module) for module in graph}
+    assert rooms == set(allowed), "every package has one row in docs/design/layout.md"
+    wrong = sorted(
+        f"{module} imports {target}"
+        for module, targets in graph.items()
+        for target in targets
+        if _room(target) != _room(module)
+        and (may := allowed[_room(module)]) is not None
+        and _room(target) not in may
+    )
+    assert wrong == [], "not in docs/design/layout.md's table:\n" + "\n".join(wrong)
+
+
+def test_the_map_is_one_way() -> None:
+    """No two packages of the table may import each other, even through others."""
+    allowed = _allowed()
+    graph = {room: may or set() for room, may in allowed.items()}  # cli's `everything`: the top
+    assert _cycles(graph) == []
+
+
+def test_a_module_over_350_lines_says_why() -> None:
+    long = {
+        str(path.relative_to(PACKAGE)): lines
+        for path in PACKAGE.rglob("*.py")
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > 350
+    }
+    unexplained = sorted(
+        name
+        for name in long
+        if "Over 350 lines: "
+        not in (ast.get_docstring(ast.parse((PACKAGE / name).read_text())) or "")
+    )
+    assert unexplained == [], f"split them, or give the reason in the docstring: {unexplained}"

@@ -9,7 +9,7 @@ import jsonschema
 import pytest
 
 import rewardkit as rk
-from rewardkit.outputs.harbor import write_outputs
+from rewardkit.harbor._reward_json import write_outputs
 
 SCHEMAS = Path(__file__).parents[1] / "docs" / "schema"
 

@@ -13,7 +13,6 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rewardkit._errors import ConfigError, DiscoveryError, FormulaError
 from rewardkit.compose import (
     DEFAULT_RANGE,
     JudgeInfo,
@@ -24,6 +23,7 @@ from rewardkit.compose import (
     parse_reward_block,
     parse_score_range,
 )
+from rewardkit.core._errors import ConfigError, DiscoveryError, FormulaError
 
 V = JudgeValue
 

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import rewardkit as rk
-from rewardkit._evaluate import score_cases
-from rewardkit.outputs.summary import case_entry
-from rewardkit.sources.eval_yaml import load_suite
+from rewardkit.evalyaml._score import score_cases
+from rewardkit.evalyaml._suite import load_suite
+from rewardkit.evalyaml._summary import case_entry
 
 JUDGES = """
 from rewardkit import EvaluateResult, MetricResult, reward_function

@@ -9,7 +9,7 @@ import pytest
 
 import rewardkit as rk
 from rewardkit import ConfigError, DiscoveryError
-from rewardkit.sources.tests_dir import discover
+from rewardkit.harbor._tests_dir import discover
 
 OK = "import rewardkit as rk\nrk.file_exists('f.txt')\n"
 FAIL = "import rewardkit as rk\nrk.file_exists('missing.txt')\n"

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from rewardkit.compose._thresholds import Regression, regressions, report
-from rewardkit.judges._pairwise import Verdict, stability, tally
-from rewardkit.outputs._tally import JudgeTally
-from rewardkit.outputs.summary import run_metrics
+from rewardkit.evalyaml._pairwise import Verdict, stability, tally
+from rewardkit.evalyaml._summary import run_metrics
+from rewardkit.evalyaml._tally import JudgeTally
 
 Row = tuple[dict[str, Any], dict[str, Any], list[tuple[str, str, str, float | None]]]
 

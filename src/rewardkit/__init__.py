@@ -25,22 +25,22 @@ if (
 
 from typing import TYPE_CHECKING, Any
 
-from rewardkit._errors import (
+from rewardkit.core._errors import (
     ConfigError,
     CriterionError,
     DiscoveryError,
     FormulaError,
     RewardKitError,
 )
-from rewardkit._outcome import Outcome
+from rewardkit.core._outcome import Outcome
 
 if TYPE_CHECKING:
-    from rewardkit._verifier import run, run_multi
     from rewardkit.batch import load
     from rewardkit.criteria import Check, criterion
     from rewardkit.functions import reward_function
+    from rewardkit.harbor._compare import ComparisonResult, compare, format_comparison
+    from rewardkit.harbor._verifier import run, run_multi
     from rewardkit.judges._trajectory import format_trajectory
-    from rewardkit.outputs import ComparisonResult, compare, format_comparison
     from rewardkit.types import (
         EvaluateResult,
         Message,
@@ -78,9 +78,9 @@ __all__ = [
 _LAZY = {
     "Check": "rewardkit.criteria",
     "criterion": "rewardkit.criteria",
-    "ComparisonResult": "rewardkit.outputs",
-    "compare": "rewardkit.outputs",
-    "format_comparison": "rewardkit.outputs",
+    "ComparisonResult": "rewardkit.harbor._compare",
+    "compare": "rewardkit.harbor._compare",
+    "format_comparison": "rewardkit.harbor._compare",
     "load": "rewardkit.batch",
     "EvaluateResult": "rewardkit.types",
     "Message": "rewardkit.types",
@@ -89,8 +89,8 @@ _LAZY = {
     "RewardOutput": "rewardkit.types",
     "reward_function": "rewardkit.functions",
     "format_trajectory": "rewardkit.judges._trajectory",
-    "run": "rewardkit._verifier",
-    "run_multi": "rewardkit._verifier",
+    "run": "rewardkit.harbor._verifier",
+    "run_multi": "rewardkit.harbor._verifier",
 }
 """Public names loaded on first access: pydantic (~150 ms), asyncio, the criteria registry and
 the comparison stay out of import (a command that needs none of them starts sooner)."""
@@ -113,7 +113,7 @@ def __getattr__(name: str) -> Any:
     factories = _factories()
     factory = factories.get(name)
     if factory is None:
-        from rewardkit._errors import did_you_mean
+        from rewardkit.core._errors import did_you_mean
 
         hint = did_you_mean(name, [*factories, *__all__])
         raise AttributeError(f"module 'rewardkit' has no attribute or criterion {name!r}.{hint}")

@@ -20,8 +20,8 @@ Example:
 
 from __future__ import annotations
 
-from rewardkit._types_messages import ContentPart, FunctionCall, Message, ToolCall
-from rewardkit._types_results import (
+from rewardkit.core._messages import ContentPart, FunctionCall, Message, ToolCall
+from rewardkit.core._results import (
     EvaluateResult,
     MetricResult,
     MetricRewardOutput,

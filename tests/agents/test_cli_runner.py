@@ -22,9 +22,9 @@ from typing import Any
 
 import pytest
 
-from rewardkit._errors import ConfigError
+from rewardkit.core._errors import ConfigError
+from rewardkit.evalyaml._suite import load_suite
 from rewardkit.judges.agents._base import run_cli
-from rewardkit.sources.eval_yaml import load_suite
 
 from .test_eval_agent_judges import run
 

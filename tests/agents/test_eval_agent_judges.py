@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from rewardkit._errors import ConfigError
-from rewardkit._evaluate import score_cases, score_records
-from rewardkit._outcome import Outcome
-from rewardkit.sources.eval_yaml import load_suite
+from rewardkit.core._errors import ConfigError
+from rewardkit.core._outcome import Outcome
+from rewardkit.evalyaml._score import score_cases, score_records
+from rewardkit.evalyaml._suite import load_suite
 
 from .agent_fakes import FakeAgents
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rewardkit._errors import ConfigError
+from rewardkit.core._errors import ConfigError
 
 from .agent_fakes import FakeAgents, Run, judge_toml
 

@@ -224,7 +224,7 @@ def test_results_pickle_and_copy_as_they_were() -> None:
     import copy
     import pickle
 
-    from rewardkit._outcome import Outcome
+    from rewardkit.core._outcome import Outcome
 
     backend = FunctionsBackend.build({"judge": varied}, None)
     results = [score_sample(backend, sample, on_error="zero") for sample in SAMPLES]
@@ -248,9 +248,9 @@ def test_results_pickle_and_copy_as_they_were() -> None:
 
 @pytest.mark.parametrize("on_error", ["fail", "zero", "omit"])
 def test_compose_one_is_compose_sample(on_error: Any) -> None:
-    from rewardkit._outcome import Outcome
     from rewardkit.batch._compose import compose_one, compose_sample
     from rewardkit.compose import JudgeInfo
+    from rewardkit.core._outcome import Outcome
 
     outcomes = [
         Outcome(name="j", status="scored", value=v, raw=raw)
@@ -275,8 +275,8 @@ def test_a_judged_result_is_one_tracked_object_and_the_result_it_stands_for() ->
     import gc
     import pickle
 
-    from rewardkit._outcome import Outcome
     from rewardkit.batch._result import judged
+    from rewardkit.core._outcome import Outcome
 
     eager = SampleResult(
         reward=0.5,

@@ -86,7 +86,7 @@ def test_lines_that_cannot_be_a_sample_say_why(raw: bytes | None, problem: str) 
     ],
 )
 def test_the_quick_parse_answers_as_the_untrusted_parser(raw: bytes) -> None:
-    from rewardkit._untrusted import CapExceeded, loads_json
+    from rewardkit.core._untrusted import CapExceeded, loads_json
 
     try:
         data = loads_json(raw, "the line")

@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from rewardkit._errors import ConfigError
 from rewardkit.batch import _ray
 from rewardkit.batch._chunks import Loader
 from rewardkit.batch._ray import ChunkScorer, score_jsonl_ray
 from rewardkit.cli import main
+from rewardkit.core._errors import ConfigError
 
 
 @pytest.fixture(scope="module")

@@ -22,8 +22,8 @@ from typing import Any
 
 import pytest
 
-from rewardkit._errors import ConfigError
 from rewardkit.batch._ray import connect
+from rewardkit.core._errors import ConfigError
 from rewardkit.engine._lifeline import descendants
 
 pytest.importorskip("ray")

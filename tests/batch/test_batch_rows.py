@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from rewardkit._outcome import Outcome
 from rewardkit.batch import SampleResult, _rows
 from rewardkit.compose._traps import ScaleWatch
+from rewardkit.core._outcome import Outcome
 
 ROWS = [
     {"id": 'é\n"', "line": 1, "reward": None, "valid": False, "judges": {"a": None}, "error": "x"},

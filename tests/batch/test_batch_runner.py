@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from rewardkit._errors import ConfigError
 from rewardkit.batch._runner import SeenIds
 from rewardkit.cli import main
+from rewardkit.core._errors import ConfigError
 
 QA = Path(__file__).parents[2] / "examples" / "qa-eval"
 

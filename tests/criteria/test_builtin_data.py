@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from rewardkit._untrusted import CapExceeded
+from rewardkit.core._untrusted import CapExceeded
 from rewardkit.criteria import data
 
 

@@ -274,7 +274,7 @@ def test_authors_absolute_paths_are_honoured(ws: Path, tmp_path: Path) -> None:
 
 
 def test_reads_are_capped_and_name_the_cap(ws: Path) -> None:
-    from rewardkit import _untrusted
+    from rewardkit.core import _untrusted
 
     with open(ws / "big.txt", "wb") as handle:  # sparse: 1 GiB on paper, nothing on disk
         handle.truncate(1 << 30)

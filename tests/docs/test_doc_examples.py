@@ -194,7 +194,7 @@ def _parse(block: Block) -> object:
 
 def _load_suite(path: Path, cwd: Path, env: dict[str, str]) -> None:
     """Load an eval.yaml in a fresh interpreter (it imports the suite's judge modules)."""
-    code = "import sys; from rewardkit.sources.eval_yaml import load_suite; load_suite(sys.argv[1])"
+    code = "import sys; from rewardkit.evalyaml._suite import load_suite; load_suite(sys.argv[1])"
     done = subprocess.run(
         [sys.executable, "-c", code, str(path)], cwd=cwd, env=env, capture_output=True, text=True
     )

@@ -9,7 +9,7 @@ from types import ModuleType
 import yaml
 
 from rewardkit.criteria import builtins
-from rewardkit.judges.builtins import BUILTINS
+from rewardkit.evalyaml.builtins import BUILTINS
 
 ROOT = Path(__file__).resolve().parents[2]
 

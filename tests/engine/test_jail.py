@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from tests.hostile._measure import running
 
-from rewardkit.engine.jail import ExecutionResult, Jail, JailError
+from rewardkit.jail import ExecutionResult, Jail, JailError
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the jail is Linux's")
 
@@ -216,7 +216,7 @@ def test_a_dead_zygote_is_replaced() -> None:
 
 
 def test_a_forked_grader_starts_its_own_zygote() -> None:
-    from rewardkit.engine.jail import run_python
+    from rewardkit.jail import run_python
 
     assert run_python("m.py", files={"m.py": "print(1)"}).stdout == "1\n"
     read, write = os.pipe()
@@ -279,7 +279,7 @@ def test_the_jail_holds_for_an_unprivileged_user(tmp_path: Path) -> None:
     for name in ("__init__.py", "_jail.py", "_inside.py"):
         shutil.copy(jail_src / name, package / "engine" / "jail" / name)
     script = (
-        "from rewardkit.engine.jail import Jail\n"
+        "from rewardkit.jail import Jail\n"
         "import os\n"
         "for layers in (['namespaces', 'landlock', 'seccomp'], ['landlock', 'seccomp']):\n"
         "    j = Jail(layers=layers)\n"
@@ -316,7 +316,7 @@ def test_the_jail_holds_for_an_unprivileged_user(tmp_path: Path) -> None:
 
 REFUSE = """
 import ctypes, json, struct, sys
-from rewardkit.engine.jail import Jail, _inside
+from rewardkit.jail import Jail, _inside
 
 ld, jeq, ret = 0x20, 0x15, 0x06
 prog = [_inside._bpf(ld, 0)]

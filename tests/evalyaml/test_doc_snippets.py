@@ -19,8 +19,8 @@ import pytest
 import yaml
 from tests.evalyaml import _snippets
 
-from rewardkit._errors import ConfigError
-from rewardkit.sources.eval_yaml import load_suite
+from rewardkit.core._errors import ConfigError
+from rewardkit.evalyaml._suite import load_suite
 
 ROOT = _snippets.docs_root()
 VERDICTS: dict[str, str] = json.loads((Path(__file__).parent / "harness_verdicts.json").read_text())

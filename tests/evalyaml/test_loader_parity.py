@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from rewardkit._errors import ConfigError
+from rewardkit.core._errors import ConfigError
+from rewardkit.evalyaml._suite import EvalSuite, load_suite
 from rewardkit.outputs.plan import describe_suite
-from rewardkit.sources.eval_yaml import EvalSuite, load_suite
 
 LLM = "{name: q, prompt: 'Rate it. {{ conversation }}'"
 
@@ -146,7 +146,7 @@ def test_models_judge_is_the_default_judge_model(tmp_path: Path) -> None:
 def test_eval_judge_model_comes_after_the_eval_yaml(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from rewardkit.judges._eval_llm import judge_model
+    from rewardkit.evalyaml._llm_judge import judge_model
 
     monkeypatch.delenv("REWARDKIT_JUDGE", raising=False)
     monkeypatch.setenv("EVAL_JUDGE_MODEL", "env-model")
@@ -342,7 +342,7 @@ def test_an_undeclared_name_in_a_formula_loads_with_a_warning(tmp_path: Path) ->
 
 
 def test_traces_gate_what_the_record_loads(tmp_path: Path) -> None:
-    from rewardkit.sources._cases import Layout, case_record
+    from rewardkit.evalyaml._cases import Layout, case_record
 
     suite, caught = load(tmp_path, "traces: {stdout: false, metrics: false}\n")
     assert suite.traces == {"stderr", "events"}

@@ -24,9 +24,9 @@ import pytest
 import yaml
 from tests.conftest import write_tree
 
-from rewardkit._errors import ConfigError
-from rewardkit.sources._cases import Layout, case_record, step_record
-from rewardkit.sources.eval_yaml import load_suite
+from rewardkit.core._errors import ConfigError
+from rewardkit.evalyaml._cases import Layout, case_record, step_record
+from rewardkit.evalyaml._suite import load_suite
 
 # --- the harness's documented examples ----------------------------------------------------
 

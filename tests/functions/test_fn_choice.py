@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from rewardkit.functions.builtin import list_comparison_math_reward, multiple_choice_math_reward
-from rewardkit.functions.builtin._choice import extract_mcq_option
-from rewardkit.functions.builtin._number_list import (
+from rewardkit.functions.builtin.math._choice import extract_mcq_option
+from rewardkit.functions.builtin.math._number_list import (
     extract_number_list,
     parse_number_list_from_string,
 )

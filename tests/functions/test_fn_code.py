@@ -11,10 +11,14 @@ from typing import Any
 import pytest
 from tests.hostile._measure import running
 
-from rewardkit.engine.jail import ExecutionResult, run_python
 from rewardkit.functions.builtin import fractional_code_reward, local_code_execution_reward
-from rewardkit.functions.builtin._code import _execution_metric, code_blocks, extract_code_blocks
+from rewardkit.functions.builtin.code._code import (
+    _execution_metric,
+    code_blocks,
+    extract_code_blocks,
+)
 from rewardkit.functions.helpers import call_arguments, compare_outputs, execute_python_code
+from rewardkit.jail import ExecutionResult, run_python
 
 
 def code(source: str, language: str = "python") -> list[dict[str, Any]]:

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rewardkit.functions.builtin import format_reward, tag_count_reward
-from rewardkit.functions.builtin._format import THINK_ANSWER_FORMAT, _think_answer
+from rewardkit.functions.builtin.text._format import THINK_ANSWER_FORMAT, _think_answer
 
 
 def said(content: Any) -> list[dict[str, Any]]:

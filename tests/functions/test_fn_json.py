@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from rewardkit.functions.builtin import json_schema_reward, json_valid_reward
-from rewardkit.functions.builtin._json import extract_json
+from rewardkit.functions.builtin.json._json import extract_json
 
 
 def said(content: Any) -> list[dict[str, Any]]:
@@ -116,7 +116,7 @@ def test_bad_schema_is_a_clear_error() -> None:
 def test_missing_jsonschema_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     import sys
 
-    from rewardkit.functions.builtin import _json
+    from rewardkit.functions.builtin.json import _json
 
     _json._validator.cache_clear()
     monkeypatch.setitem(sys.modules, "jsonschema", None)

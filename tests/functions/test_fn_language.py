@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from rewardkit.functions.builtin import language_consistency_reward
-from rewardkit.functions.builtin._language import (
+from rewardkit.functions.builtin.text._language import (
     LANGUAGES,
     count_words_by_language,
     detect_dominant_language,

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from rewardkit.functions.builtin import cosine_length_reward, length_reward
-from rewardkit.functions.builtin._length import count_tokens
+from rewardkit.functions.builtin.text._length import count_tokens
 
 
 def words(n: int) -> list[dict[str, Any]]:

@@ -108,7 +108,7 @@ def test_works_outside_the_main_thread() -> None:
 
 
 def test_missing_math_verify_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    from rewardkit.functions.builtin import _symbolic
+    from rewardkit.functions.builtin.math import _symbolic
 
     monkeypatch.setattr(_symbolic, "_installed", lambda: False)  # as without the extra
     with pytest.raises(

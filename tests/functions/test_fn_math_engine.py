@@ -12,9 +12,9 @@ from __future__ import annotations
 import pytest
 
 from rewardkit.functions.builtin import math_reward
-from rewardkit.functions.builtin._math_equal import same_answer
-from rewardkit.functions.builtin._math_final import final_answer
-from rewardkit.functions.builtin._math_parse import (
+from rewardkit.functions.builtin.math._equal import same_answer
+from rewardkit.functions.builtin.math._final import final_answer
+from rewardkit.functions.builtin.math._parse import (
     MAX_ANSWER,
     MAX_DEPTH,
     MAX_TOKENS,

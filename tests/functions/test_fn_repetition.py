@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from rewardkit.functions.builtin import diversity_reward, repetition_penalty_reward
-from rewardkit.functions.builtin._repetition import ngrams
+from rewardkit.functions.builtin.text._repetition import ngrams
 
 
 def said(content: Any) -> list[dict[str, Any]]:

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from rewardkit.functions.builtin import _symbolic
-from rewardkit.functions.builtin._symbolic import verify_latex
+from rewardkit.functions.builtin.math import _symbolic
+from rewardkit.functions.builtin.math._symbolic import verify_latex
 
 pytest.importorskip("math_verify")
 
@@ -153,7 +153,7 @@ def test_missing_math_verify_in_the_worker(
 
 def test_no_heavy_import() -> None:
     code = (
-        "import sys, rewardkit, rewardkit.functions.builtin._symbolic\n"
+        "import sys, rewardkit, rewardkit.functions.builtin.math._symbolic\n"
         "print(sorted({'sympy', 'math_verify'} & set(sys.modules)))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

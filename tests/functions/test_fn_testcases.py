@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from rewardkit.functions.builtin import deepcoder_code_reward, evaluate_apps_solution
-from rewardkit.functions.builtin._apps import extract_python_code
-from rewardkit.functions.builtin._testcases import (
+from rewardkit.functions.builtin.code._apps import extract_python_code
+from rewardkit.functions.builtin.code._testcases import (
     run_call_case,
     run_stdio_case,
     syntax_error,

@@ -10,7 +10,12 @@ from typing import Any
 import pytest
 
 from rewardkit.functions.builtin import local_code_execution_reward
-from rewardkit.functions.builtin._verdict import decode, judge_call, judge_checks, rewrite_tests
+from rewardkit.functions.builtin.code._verdict import (
+    decode,
+    judge_call,
+    judge_checks,
+    rewrite_tests,
+)
 
 
 def test_literals_stay_in_the_grader() -> None:

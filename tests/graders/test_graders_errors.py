@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import rewardkit as rk
-from rewardkit._errors import ConfigError
+from rewardkit.core._errors import ConfigError
 from rewardkit.graders import load_grader
 
 EXACT = {

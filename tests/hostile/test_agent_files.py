@@ -301,8 +301,8 @@ def test_a_code_judge_module_linked_into_a_case_is_refused_before_it_runs(
 def test_context_files_and_a_module_in_the_workspace_are_refused_at_load(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from rewardkit._errors import ConfigError
-    from rewardkit.sources.eval_yaml import load_suite
+    from rewardkit.core._errors import ConfigError
+    from rewardkit.evalyaml._suite import load_suite
 
     ws = tmp_path / "ws"
     plant(ws / "agent_judges.py", "def grade(outputs, **kwargs):\n    return True, 'forged'\n")
@@ -327,7 +327,7 @@ def test_a_given_root_is_the_only_project_root(
 ) -> None:
     """A Harbor tests dir passes itself, so a working directory of `/`, which holds both the
     tests dir and whatever the agent wrote beside it, supplies nothing."""
-    from rewardkit.sources.eval_yaml import load_suite
+    from rewardkit.evalyaml._suite import load_suite
 
     tests, ws = bridge(tmp_path, CODE_EVAL)
     plant(ws / "judges.py")

@@ -69,7 +69,7 @@ def test_bridge_code_judges_are_contained(tmp_path: Path) -> None:
 def test_an_agent_judges_copy_of_the_case_holds_only_its_own_regular_files(tmp_path: Path) -> None:
     import os
 
-    from rewardkit.judges._eval_agent import SCORE_FILE, _answer_text, _stage
+    from rewardkit.evalyaml._agent_judge import SCORE_FILE, _answer_text, _stage
 
     case, outside = tmp_path / "case", tmp_path / "outside"
     for directory in (case, outside):

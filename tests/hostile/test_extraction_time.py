@@ -22,7 +22,7 @@ from rewardkit.functions.builtin import (
     reasoning_steps_reward,
 )
 from rewardkit.functions.builtin._answers import extract_answer
-from rewardkit.functions.builtin._code import code_blocks, extract_code_blocks
+from rewardkit.functions.builtin.code._code import code_blocks, extract_code_blocks
 
 _PROSE = (
     "The train leaves at 9 and travels 120 km in 2 hours, so its speed is 60 km/h. "

@@ -21,7 +21,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rewardkit._errors import FormulaError
 from rewardkit.cli import check
 from rewardkit.compose import (
     Expression,
@@ -31,7 +30,8 @@ from rewardkit.compose import (
     compose_reward,
     parse_reward_block,
 )
-from rewardkit.judges._eval import condition_env
+from rewardkit.core._errors import FormulaError
+from rewardkit.evalyaml._judge import condition_env
 
 RUNS = 7
 MB = 1 << 20

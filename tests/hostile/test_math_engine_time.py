@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from rewardkit.functions.builtin import math_reward
-from rewardkit.functions.builtin._math_final import final_answer
+from rewardkit.functions.builtin.math._final import final_answer
 
 SIZES = (10_000, 100_000, 1_000_000)
 LIMIT_S = 3.0

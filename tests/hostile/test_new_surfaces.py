@@ -129,9 +129,9 @@ def test_a_hostile_events_jsonl_is_bounded_and_spares_the_other_cases(
 RENDER = """
 import json, sys
 from pathlib import Path
-from rewardkit.judges._eval_llm import MAX_PROMPT_CHARS, instructions
-from rewardkit.sources._cases import case_record
-from rewardkit.sources.eval_yaml import load_suite
+from rewardkit.evalyaml._llm_judge import MAX_PROMPT_CHARS, instructions
+from rewardkit.evalyaml._cases import case_record
+from rewardkit.evalyaml._suite import load_suite
 
 root = Path(sys.argv[1])
 record = case_record(root / "cases" / "c")

@@ -1,4 +1,4 @@
-"""`rewardkit._untrusted`: confinement that survives a racing symlink, capped reads and parses."""
+"""`rewardkit.core._untrusted`: confinement that survives a racing symlink, capped reads and parses."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from rewardkit import _untrusted
-from rewardkit._untrusted import (
+from rewardkit.core import _untrusted
+from rewardkit.core._untrusted import (
     CapExceeded,
     NotRegularFile,
     OutsideWorkspace,

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from rewardkit._errors import ConfigError
-from rewardkit.judges.builtins import BUILTINS, lookup
-from rewardkit.sources.eval_yaml import load_suite
+from rewardkit.core._errors import ConfigError
+from rewardkit.evalyaml._suite import load_suite
+from rewardkit.evalyaml.builtins import BUILTINS, lookup
 
 
 def run(builtin: str, record: dict[str, Any], **arguments: Any) -> tuple[bool, str]:

@@ -10,6 +10,9 @@ from pathlib import Path
 import pytest
 
 from rewardkit import ConfigError
+from rewardkit.harbor._judge_config import load_definition
+from rewardkit.harbor._judge_toml import load_judge
+from rewardkit.harbor._tests_dir import discover
 from rewardkit.judges import (
     DEFAULT_JUDGE,
     Binary,
@@ -19,11 +22,8 @@ from rewardkit.judges import (
     Numeric,
     Rubric,
     TomlJudge,
-    load_definition,
 )
 from rewardkit.judges._agent import AgentJudge
-from rewardkit.sources._judge_toml import load_judge
-from rewardkit.sources.tests_dir import discover
 
 
 def write(tmp_path: Path, text: str, name: str = "judge.toml") -> Path:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import time
 
-from rewardkit._outcome import Outcome
-from rewardkit.judges._eval_llm import scored
+from rewardkit.core._outcome import Outcome
+from rewardkit.evalyaml._llm_judge import scored
 
 BASE = Outcome(name="q", status="error")
 

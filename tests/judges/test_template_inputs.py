@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from rewardkit.judges._eval_llm import instructions
-from rewardkit.judges._template import render
-from rewardkit.sources._cases import case_record
-from rewardkit.sources.eval_yaml import load_suite
+from rewardkit.evalyaml._cases import case_record
+from rewardkit.evalyaml._llm_judge import instructions
+from rewardkit.evalyaml._suite import load_suite
+from rewardkit.evalyaml._template import render
 
 INPUT_YAML = """\
 # What the agent is asked (this comment is not part of the input)

@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from rewardkit._errors import ConfigError
-from rewardkit.judges._eval_llm import evaluate_llm
-from rewardkit.judges._template import TemplateError, render
-from rewardkit.sources.eval_yaml import load_suite
+from rewardkit.core._errors import ConfigError
+from rewardkit.evalyaml._llm_judge import evaluate_llm
+from rewardkit.evalyaml._suite import load_suite
+from rewardkit.evalyaml._template import TemplateError, render
 
 RECORD: dict[str, Any] = {
     "files": {"out/report.md": "# Report", "out/logo.png": {"_binary": True, "name": "logo.png"}},

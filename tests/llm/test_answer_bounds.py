@@ -18,7 +18,13 @@ import pytest
 from server import KEY, PROVIDERS, ChatServer, error, ok, slow
 from tests.hostile import _model_server as hostile
 
-from rewardkit._errors import ConfigError, JudgeBadReply, JudgeError, JudgeTimeout, JudgeUnavailable
+from rewardkit.core._errors import (
+    ConfigError,
+    JudgeBadReply,
+    JudgeError,
+    JudgeTimeout,
+    JudgeUnavailable,
+)
 from rewardkit.models import CompletionRequest, ModelClient
 from rewardkit.models._http import CAP_ENV, answer_cap
 

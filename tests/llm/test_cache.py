@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from server import KEY, PROVIDERS, ChatServer, ok
 
-from rewardkit._errors import JudgeBadReply
+from rewardkit.core._errors import JudgeBadReply
 from rewardkit.models import CompletionRequest, ModelClient, Usage
 from rewardkit.models._cache import ReplyCache
 

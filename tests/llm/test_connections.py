@@ -24,7 +24,7 @@ import pytest
 from server import KEY, VALID, ChatServer, Reply
 from tests.hostile import _model_server as hostile
 
-from rewardkit._errors import JudgeBadReply, JudgeUnavailable
+from rewardkit.core._errors import JudgeBadReply, JudgeUnavailable
 from rewardkit.models import CompletionRequest, ModelClient, _connections
 from rewardkit.models._http import CAP_ENV, proxies_configured
 

@@ -13,7 +13,7 @@ import pytest
 from server import KEY, ChatServer, Reply, ok
 
 import rewardkit as rk
-from rewardkit._errors import ConfigError
+from rewardkit.core._errors import ConfigError
 from rewardkit.models import CompletionRequest, ModelClient, Usage
 from rewardkit.models._prices import PRICES, load_prices, price, price_of
 

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from server import KEY, ChatServer, ok
 
-from rewardkit._evaluate import score_cases
-from rewardkit.sources.eval_yaml import load_suite
+from rewardkit.evalyaml._score import score_cases
+from rewardkit.evalyaml._suite import load_suite
 
 
 @pytest.fixture

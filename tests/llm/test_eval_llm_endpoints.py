@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from server import KEY, ChatServer, ok, schema_of
 
-from rewardkit._errors import ConfigError
-from rewardkit._evaluate import score_cases
-from rewardkit.sources.eval_yaml import load_suite
+from rewardkit.core._errors import ConfigError
+from rewardkit.evalyaml._score import score_cases
+from rewardkit.evalyaml._suite import load_suite
 
 DEAD = "http://127.0.0.1:9/v1"
 """An endpoint nothing answers on (the discard port)."""

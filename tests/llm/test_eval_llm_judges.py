@@ -11,14 +11,14 @@ from typing import Any
 import pytest
 from server import KEY, PROVIDERS, ChatServer, Reply, ok, schema_of
 
-from rewardkit._evaluate import score_cases
-from rewardkit.judges._eval_llm import (
+from rewardkit.evalyaml._llm_judge import (
     MAX_FILE_CHARS,
     MAX_PROMPT_CHARS,
     MAX_SUBMISSION_CHARS,
     instructions,
 )
-from rewardkit.sources.eval_yaml import load_suite
+from rewardkit.evalyaml._score import score_cases
+from rewardkit.evalyaml._suite import load_suite
 
 EVAL = """
 dataset: {path: cases}

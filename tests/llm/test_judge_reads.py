@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 from server import KEY, ChatServer, Reply
 
-from rewardkit._errors import ConfigError
-from rewardkit._outcome import JudgeRun
-from rewardkit.judges import _inputs, load_definition
+from rewardkit.core._errors import ConfigError
+from rewardkit.core._outcome import JudgeRun
+from rewardkit.harbor._judge_config import load_definition
+from rewardkit.judges import _inputs
 from rewardkit.judges._llm import LLMJudge
 from rewardkit.models import ModelClient
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from server import PROVIDERS, ChatServer, Reply, error, ok, parse, slow
 
-from rewardkit._errors import JudgeAuthError
+from rewardkit.core._errors import JudgeAuthError
 from rewardkit.models import CompletionRequest, ModelClient
 
 Drive = Callable[..., Any]

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from server import KEY, VALID, ChatServer, Reply, error, parse
 
-from rewardkit._errors import ConfigError, JudgeAuthError, JudgeUnavailable
+from rewardkit.core._errors import ConfigError, JudgeAuthError, JudgeUnavailable
 from rewardkit.models import CompletionRequest, route
 
 Drive = Callable[..., Any]
@@ -267,7 +267,7 @@ def test_a_run_with_an_openai_judge_never_imports_litellm(
 
 
 def test_a_bad_supports_key_is_a_load_error(tmp_path: Path) -> None:
-    from rewardkit.judges import load_definition
+    from rewardkit.harbor._judge_config import load_definition
 
     errors: list[ConfigError] = []
     data = {"judge": {"judge": "openai/x", "supports": {"json": True, "images": "yes"}}}

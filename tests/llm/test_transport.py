@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from server import KEY, PROVIDERS, VALID, ChatServer, drop, error, ok, parse, slow
 
-from rewardkit._errors import (
+from rewardkit.core._errors import (
     JudgeAuthError,
     JudgeBadReply,
     JudgeError,

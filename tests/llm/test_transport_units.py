@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from rewardkit._errors import (
+from rewardkit.core._errors import (
     ConfigError,
     JudgeAuthError,
     JudgeError,
@@ -238,7 +238,7 @@ def run_python(code: str) -> subprocess.CompletedProcess[str]:
 
 def test_importing_the_transport_does_not_import_litellm() -> None:
     done = run_python(
-        "import sys; import rewardkit.models, rewardkit._errors; print('litellm' in sys.modules)"
+        "import sys; import rewardkit.models, rewardkit.core._errors; print('litellm' in sys.modules)"
     )
     assert done.stdout.strip() == "False", done.stderr
 
@@ -247,7 +247,7 @@ def test_without_litellm_a_call_fails_with_the_install_line() -> None:
     done = run_python(
         "import sys, asyncio; sys.modules['litellm'] = None\n"
         "from rewardkit.models import CompletionRequest, ModelClient\n"
-        "from rewardkit._errors import ConfigError\n"
+        "from rewardkit.core._errors import ConfigError\n"
         "r = CompletionRequest(model='gemini/m', messages=[{'role': 'user', 'content': 'x'}])\n"
         "try:\n"
         "    asyncio.run(ModelClient().complete(r))\n"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from rewardkit._errors import ConfigError
 from rewardkit.cli import main as cli
+from rewardkit.core._errors import ConfigError
 from rewardkit.report import build_report
 from rewardkit.report._load import load_run
 

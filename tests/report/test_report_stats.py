@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rewardkit.core._moments import CoMoments
+from rewardkit.core._stats import bootstrap_interval, mean, std_error
 from rewardkit.report import estimate, paired_difference, pass_at_k, pass_hat_k, wilson_interval
-from rewardkit.report._moments import CoMoments
-from rewardkit.report._stats import bootstrap_interval, mean, std_error
 
 
 def test_mean_and_standard_error_by_hand() -> None:

@@ -152,8 +152,8 @@ def test_past_the_kept_values_the_sums_give_the_same_intervals(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # below BOOTSTRAP_MAX_N a column keeps its values; past it, Wilson and normal from sums
-    monkeypatch.setattr("rewardkit.report._stats.BOOTSTRAP_MAX_N", 10)
-    monkeypatch.setattr("rewardkit.report._moments.BOOTSTRAP_MAX_N", 10)
+    monkeypatch.setattr("rewardkit.core._stats.BOOTSTRAP_MAX_N", 10)
+    monkeypatch.setattr("rewardkit.core._moments.BOOTSTRAP_MAX_N", 10)
     samples = _samples()
     report = build_report(_write(tmp_path / "r.jsonl", samples))
     assert report.stats.reward.method == "normal"
@@ -229,8 +229,8 @@ def test_memory_does_not_grow_with_the_number_of_cases(monkeypatch: pytest.Monke
     monkeypatch.setattr("rewardkit.report._report.MAX_CASES", 100)
     monkeypatch.setattr("rewardkit.report._groups.MAX_OPEN", 50)
     monkeypatch.setattr("rewardkit.report._groups._BLOOM_LOG2", 16)
-    monkeypatch.setattr("rewardkit.report._moments.BOOTSTRAP_MAX_N", 100)
-    monkeypatch.setattr("rewardkit.report._stats.BOOTSTRAP_MAX_N", 100)
+    monkeypatch.setattr("rewardkit.core._moments.BOOTSTRAP_MAX_N", 100)
+    monkeypatch.setattr("rewardkit.core._stats.BOOTSTRAP_MAX_N", 100)
     small, large = _peak_bytes(2_000), _peak_bytes(20_000)
     # 18,000 more cases: keeping even 2 bytes of each would add 36 kB
     assert large < small * 1.2, (small, large)

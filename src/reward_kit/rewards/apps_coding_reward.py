@@ -4,7 +4,7 @@
 """
 
 from rewardkit.functions.builtin import evaluate_apps_solution
-from rewardkit.functions.builtin._apps import extract_python_code
+from rewardkit.functions.builtin.code._apps import extract_python_code
 
 _extract_python_code = extract_python_code
 

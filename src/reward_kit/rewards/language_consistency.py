@@ -1,7 +1,7 @@
 """`reward_kit.rewards.language_consistency`: the response language reward, from rewardkit."""
 
 from rewardkit.functions.builtin import language_consistency_reward
-from rewardkit.functions.builtin._language import (
+from rewardkit.functions.builtin.text._language import (
     count_words_by_language,
     detect_dominant_language,
 )

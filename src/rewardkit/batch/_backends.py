@@ -3,6 +3,9 @@
 Each backend is built once (all config validation happens then) and scores one `Sample`
 synchronously on a worker thread under an error policy (see `_compose`); it raises
 `SampleError` when the sample lacks what it needs.
+
+Over 350 lines: the three backends share the `Backend` protocol and the error policy; each is
+under 150 lines.
 """
 
 from __future__ import annotations
@@ -19,18 +22,18 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from rewardkit._errors import ConfigError, did_you_mean
-from rewardkit._outcome import ErrorPolicy, Outcome
 from rewardkit.batch._compose import Scored, compose_one, compose_sample
 from rewardkit.batch._result import SampleResult
 from rewardkit.batch._sample import Sample, SampleError, as_sample
+from rewardkit.core._errors import ConfigError, did_you_mean
+from rewardkit.core._outcome import ErrorPolicy, Outcome
 from rewardkit.engine._workers import DEFAULT_TIMEOUT, runs_inline
 
 if TYPE_CHECKING:
-    from rewardkit._plan import Plan
     from rewardkit.compose import JudgeInfo, RewardBlock
     from rewardkit.compose._traps import ScaleWatch
-    from rewardkit.sources.eval_yaml import EvalSuite
+    from rewardkit.engine._plan import Plan
+    from rewardkit.evalyaml._suite import EvalSuite
 
 __all__ = [
     "REFERENCE",
@@ -152,7 +155,7 @@ class EvalBackend:
         if runs_inline() and self.programmatic:  # in a worker already: call them in turn
             outcomes = tuple(judge.evaluate(record) for judge in self.suite.judges)
         else:
-            from rewardkit._evaluate import score_records
+            from rewardkit.evalyaml._score import score_records
 
             judging = replace(self.suite, reward=None)
             (result,) = score_records(judging, [("sample", record)], max_concurrent=1)
@@ -187,7 +190,7 @@ class EvalBackend:
         (`ground_truth`, whose keys become annotations when it is a mapping, and `prompt`),
         never from files the agent could have written.
         """
-        from rewardkit.sources._cases import produced
+        from rewardkit.evalyaml._cases import produced
 
         record: dict[str, Any] = {"case_id": "sample", "inputs": {}, "annotations": {}}
         if sample.workspace is not None:
@@ -300,7 +303,7 @@ def load_backend(source: object, reward: object | None) -> Backend:
             grader = load_reward(path)
             return FunctionsBackend.build({grader.name: grader.function()}, None)
         if path.is_dir():
-            from rewardkit.sources.tests_dir import discover
+            from rewardkit.harbor._tests_dir import discover
 
             return TestsDirBackend(plan=discover(path))
         raise ConfigError(
@@ -358,7 +361,7 @@ def function_at(reference: str) -> Callable[..., Any]:
 
 
 def _eval(path: Path) -> EvalBackend:
-    from rewardkit.sources.eval_yaml import load_suite
+    from rewardkit.evalyaml._suite import load_suite
 
     suite = load_suite(path)
     for trap in suite.traps():

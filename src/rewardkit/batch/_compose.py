@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from rewardkit._outcome import ErrorPolicy, Outcome
+from rewardkit.core._outcome import ErrorPolicy, Outcome
 
 if TYPE_CHECKING:
     from rewardkit.compose import JudgeInfo, JudgeValue, RewardBlock
@@ -41,8 +41,8 @@ def compose_sample(
     on_error: ErrorPolicy,
 ) -> Scored:
     """Compose `outcomes` into one sample's reward, or an invalid result saying why."""
-    from rewardkit._evaluate import judge_value
     from rewardkit.compose import CompositionError, compose_reward
+    from rewardkit.evalyaml._score import judge_value
 
     failed = [o for o in outcomes if o.failed]
     if failed and on_error == "fail":

@@ -15,7 +15,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from rewardkit._outcome import ErrorPolicy
 from rewardkit.batch._backends import (
     EvalBackend,
     FunctionsBackend,
@@ -27,6 +26,7 @@ from rewardkit.batch._backends import (
 )
 from rewardkit.batch._compose import compose_one
 from rewardkit.batch._result import SampleResult, judged, one_judge, scored
+from rewardkit.core._outcome import ErrorPolicy
 from rewardkit.engine._workers import runs_inline
 from rewardkit.functions._decorator import plain_call
 

@@ -21,6 +21,9 @@ is re-parented to the supervisor (`PR_SET_CHILD_SUBREAPER`), which ends it too.
 A worker's address space may grow by `memory_mib` MiB over its size at fork (`RLIMIT_AS`,
 Linux): relative, because a driver such as a Ray worker or a trainer may already map more
 than any absolute cap. A sample that exhausts memory fails in its worker alone.
+
+Over 350 lines: the driver's, the supervisor's and the worker's sides of one pipe protocol, so
+that a frame's shape is written once.
 """
 
 from __future__ import annotations

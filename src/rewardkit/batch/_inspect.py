@@ -26,8 +26,8 @@ import json
 import math
 from typing import TYPE_CHECKING, Any
 
-from rewardkit._errors import ConfigError, RewardKitError
 from rewardkit.batch._result import SampleResult
+from rewardkit.core._errors import ConfigError, RewardKitError
 
 if TYPE_CHECKING:
     from inspect_ai.model import ChatMessage

@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable, Iterator
 from typing import IO, Any
 
-from rewardkit._untrusted import MAX_CHARS, MAX_DEPTH, MAX_VALUES, CapExceeded, loads_json
+from rewardkit.core._untrusted import MAX_CHARS, MAX_DEPTH, MAX_VALUES, CapExceeded, loads_json
 
 __all__ = [
     "MAX_ID_CHARS",

@@ -25,7 +25,6 @@ from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rewardkit._errors import ConfigError
 from rewardkit.batch._chunks import CHUNK_SIZE, Chunk, Loader, chunks, score_chunk
 from rewardkit.batch._result import SampleResult
 from rewardkit.batch._runner import (
@@ -40,6 +39,7 @@ from rewardkit.batch._runner import (
     run_jsonl,
 )
 from rewardkit.batch._scorer import MEMORY_MIB
+from rewardkit.core._errors import ConfigError
 
 if TYPE_CHECKING:
     from rewardkit.batch._scorer import Scorer

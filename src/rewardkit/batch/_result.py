@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from rewardkit._outcome import Outcome
+from rewardkit.core._outcome import Outcome
 
 __all__ = ["SampleResult", "judged", "one_judge", "scored"]
 

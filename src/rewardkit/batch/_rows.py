@@ -22,8 +22,8 @@ from rewardkit.batch._scorer import ChunkSizes, Scorer
 from rewardkit.compose._traps import ScaleWatch
 
 if TYPE_CHECKING:
-    from rewardkit._outcome import Outcome
     from rewardkit.batch._forked import ForkedPool
+    from rewardkit.core._outcome import Outcome
 
 __all__ = [
     "Key",

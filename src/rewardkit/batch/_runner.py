@@ -10,6 +10,9 @@ a killed run resumes where it stopped:
 rollouts whose `id` is already in the results file are skipped (with `retry_invalid`, only
 those with a valid result). A line that cannot be a sample (see `_lines`) is reported and
 written as an invalid result with its line number as id; the rest are scored.
+
+Over 350 lines: one streaming loop (read, check ids, score, write, resume) whose steps share the
+open files and the counters.
 """
 
 from __future__ import annotations
@@ -22,8 +25,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rewardkit._errors import ConfigError
-from rewardkit._untrusted import loads_json
 from rewardkit.batch._bloom import Bloom
 from rewardkit.batch._lines import (
     MAX_LINE_MIB,
@@ -36,6 +37,8 @@ from rewardkit.batch._lines import (
 from rewardkit.batch._rows import Key, Put, Row, Written, encode, result_row, write_forked, written
 from rewardkit.batch._scorer import Scorer
 from rewardkit.compose._traps import silent_zero_flag
+from rewardkit.core._errors import ConfigError
+from rewardkit.core._untrusted import loads_json
 
 __all__ = [
     "MAX_LINE_BYTES",
@@ -342,7 +345,7 @@ def drop_invalid(out: Path) -> int:
             else:
                 dropped += raw is not None and not raw.isspace()
     if dropped:
-        from rewardkit.outputs._files import atomic_write
+        from rewardkit.core._files import atomic_write
 
         atomic_write(out, b"".join(kept).decode("utf-8", "replace"))
     return dropped

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rewardkit._errors import RewardKitError, did_you_mean
+from rewardkit.core._errors import RewardKitError, did_you_mean
 
 __all__ = ["FIELDS", "Sample", "SampleError", "as_sample"]
 

@@ -22,8 +22,6 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from rewardkit._errors import ConfigError
-from rewardkit._outcome import ErrorPolicy
 from rewardkit.batch._backends import (
     Backend,
     EvalBackend,
@@ -35,6 +33,8 @@ from rewardkit.batch._backends import (
 from rewardkit.batch._fast import fast_eval_scorer, fast_scorer
 from rewardkit.batch._result import SampleResult
 from rewardkit.batch._sample import Sample
+from rewardkit.core._errors import ConfigError
+from rewardkit.core._outcome import ErrorPolicy
 
 if TYPE_CHECKING:
     from rewardkit.batch._adapters import (

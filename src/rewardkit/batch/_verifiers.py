@@ -304,9 +304,9 @@ def _info(scorer: Scorer) -> tuple[RewardBlock | None, Mapping[str, JudgeInfo]]:
 def _parts(scorer: Scorer, weights: Mapping[str, float], result: SampleResult) -> dict[str, float]:
     """Each weighted judge's normalized value as the composition counted it (a failed one
     under `on_error="zero"` as the bottom of its scale); a judge without one is left out."""
-    from rewardkit._evaluate import judge_value
     from rewardkit.batch._compose import _value
     from rewardkit.compose import normalize_value
+    from rewardkit.evalyaml._score import judge_value
 
     block, info = _info(scorer)
     parts: dict[str, float] = {}

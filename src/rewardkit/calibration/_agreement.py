@@ -15,7 +15,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeVar
 
-from rewardkit.report._moments import correlation
+from rewardkit.core._moments import correlation
 
 __all__ = [
     "Confusion",

@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from rewardkit._errors import ConfigError
-from rewardkit._untrusted import loads_json
+from rewardkit.core._errors import ConfigError
+from rewardkit.core._untrusted import loads_json
 
 __all__ = ["Item", "Kind", "item_kind", "read_cases", "read_jsonl", "record_of"]
 

@@ -8,12 +8,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import rewardkit.calibration._metrics as m
-from rewardkit._outcome import Outcome
 from rewardkit.calibration._agreement import bootstrap
 from rewardkit.calibration._labels import Item
 from rewardkit.calibration._probes import confident, padded, swapped, wrong_items
 from rewardkit.calibration._table import SCHEMA
 from rewardkit.calibration._targets import Target
+from rewardkit.core._outcome import Outcome
 
 __all__ = ["SCHEMA", "Options", "agreement_of", "calibrate"]
 

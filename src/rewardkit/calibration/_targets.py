@@ -9,12 +9,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rewardkit._errors import ConfigError
-from rewardkit._outcome import Outcome
+from rewardkit.core._errors import ConfigError
+from rewardkit.core._outcome import Outcome
 
 if TYPE_CHECKING:
-    from rewardkit.judges import EvalJudge
-    from rewardkit.sources.eval_yaml import EvalSuite
+    from rewardkit.evalyaml._judge import EvalJudge
+    from rewardkit.evalyaml._suite import EvalSuite
 
 __all__ = ["Records", "Target", "check_workspaces", "eval_target", "tests_target"]
 
@@ -43,8 +43,8 @@ def eval_target(suite: EvalSuite, judge: EvalJudge, max_concurrent: int) -> Targ
     """`judge` of `suite`, run alone on each record (`score_records`)."""
 
     def run(records: Records) -> list[Outcome]:
-        from rewardkit._evaluate import score_records
         from rewardkit.compose import CompositionWarning
+        from rewardkit.evalyaml._score import score_records
 
         alone = replace(suite, judges=(judge,), reward=None)
         with warnings.catch_warnings():

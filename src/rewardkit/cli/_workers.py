@@ -15,7 +15,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from rewardkit._errors import ConfigError
+from rewardkit.core._errors import ConfigError
 from rewardkit.engine import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT
 
 if TYPE_CHECKING:

@@ -11,13 +11,13 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rewardkit._errors import ConfigError
+from rewardkit.core._errors import ConfigError
 
 if TYPE_CHECKING:
     from rewardkit.calibration import Item
     from rewardkit.calibration._targets import Target
-    from rewardkit.judges import EvalJudge
-    from rewardkit.sources.eval_yaml import EvalSuite
+    from rewardkit.evalyaml._judge import EvalJudge
+    from rewardkit.evalyaml._suite import EvalSuite
 
 __all__ = ["main"]
 
@@ -128,7 +128,7 @@ def _share(text: str) -> float:
 
 def main(argv: list[str]) -> int:
     from rewardkit.calibration import Options, calibrate, headline, table_lines
-    from rewardkit.outputs._files import atomic_write
+    from rewardkit.core._files import atomic_write
 
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -183,7 +183,7 @@ def _load(args: argparse.Namespace) -> tuple[Target, list[Item]]:
         items = read_jsonl(args.labels)
         check_workspaces([(i.id, i.record) for i in items], [i.where for i in items])
         return tests_target(args.tests, args.judge, args.max_concurrent), items
-    from rewardkit.sources.eval_yaml import load_suite
+    from rewardkit.evalyaml._suite import load_suite
 
     suite = load_suite(args.suite, untrusted=[args.cases] if args.cases else [])
     judge = eval_target(suite, _judge(suite, args.judge), args.max_concurrent)
@@ -192,8 +192,8 @@ def _load(args: argparse.Namespace) -> tuple[Target, list[Item]]:
         for item in items:
             _read_workspace(item)
         return judge, items
-    from rewardkit.sources._cases import case_record
-    from rewardkit.sources._runs import find_cases
+    from rewardkit.evalyaml._cases import case_record
+    from rewardkit.evalyaml._runs import find_cases
 
     root, names, layout = find_cases(suite, args.cases)
     records = []
@@ -210,7 +210,7 @@ def _read_workspace(item: Item) -> None:
     workspace = item.record.get("workspace")
     if workspace is None or item.record["files"]:
         return
-    from rewardkit.sources._cases import produced
+    from rewardkit.evalyaml._cases import produced
 
     try:
         item.record.update(produced(Path(workspace)))

@@ -9,13 +9,13 @@ import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rewardkit._errors import ConfigError
 from rewardkit.cli._strict import add_strict_argument
 from rewardkit.cli._strict import warning as say_warning
+from rewardkit.core._errors import ConfigError
 
 if TYPE_CHECKING:
-    from rewardkit._plan import Plan
-    from rewardkit.sources.eval_yaml import EvalSuite
+    from rewardkit.engine._plan import Plan
+    from rewardkit.evalyaml._suite import EvalSuite
 
 __all__ = ["build_parser", "main"]
 
@@ -49,9 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
+    from rewardkit.evalyaml._suite import load_suite
+    from rewardkit.harbor._tests_dir import discover
     from rewardkit.outputs.plan import describe_plan, describe_suite, plan_data, suite_data
-    from rewardkit.sources.eval_yaml import load_suite
-    from rewardkit.sources.tests_dir import discover
 
     path: Path = args.path
     data: dict[str, Any] | None = None
@@ -122,8 +122,8 @@ def _print_json(
 
 def _estimate(source: Plan | EvalSuite) -> dict[str, Any]:
     """`--estimate`'s projection (see `rewardkit.outputs.estimate`)."""
+    from rewardkit.evalyaml._suite import EvalSuite
     from rewardkit.outputs.estimate import estimate_plan, estimate_suite
-    from rewardkit.sources.eval_yaml import EvalSuite
 
     return estimate_suite(source) if isinstance(source, EvalSuite) else estimate_plan(source)
 

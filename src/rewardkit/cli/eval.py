@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rewardkit._errors import ConfigError, for_terminal
 from rewardkit.cli._strict import add_strict_argument, warning
 from rewardkit.cli._syspath import keep_off_sys_path
 from rewardkit.cli._workers import (
@@ -25,15 +24,16 @@ from rewardkit.cli._workers import (
     run_budget,
     say_models,
 )
+from rewardkit.core._errors import ConfigError, for_terminal
 
 if TYPE_CHECKING:
-    from rewardkit._evaluate import CaseResult
     from rewardkit.compose._traps import ScaleWatch
-    from rewardkit.judges import EvalJudge
-    from rewardkit.outputs._case_log import CaseLog
-    from rewardkit.sources._case_names import CaseNames
-    from rewardkit.sources._cases import Layout
-    from rewardkit.sources.eval_yaml import EvalSuite
+    from rewardkit.evalyaml._case_log import CaseLog
+    from rewardkit.evalyaml._case_names import CaseNames
+    from rewardkit.evalyaml._cases import Layout
+    from rewardkit.evalyaml._judge import EvalJudge
+    from rewardkit.evalyaml._score import CaseResult
+    from rewardkit.evalyaml._suite import EvalSuite
 
 __all__ = ["main"]
 
@@ -99,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str]) -> int:
-    from rewardkit.outputs.summary import summarize, terminal_lines, write_summary
+    from rewardkit.evalyaml._summary import summarize, terminal_lines, write_summary
 
     args = build_parser().parse_args(argv)
     if args.cases is not None:
@@ -116,7 +116,7 @@ def main(argv: list[str]) -> int:
         log, seen = _score(args, setup)
         pairwise = None
         if setup.comparison is not None and setup.baseline_dir is not None:
-            from rewardkit._evaluate import compare_runs
+            from rewardkit.evalyaml._pairwise import compare_runs
 
             judge, model, prompt = setup.comparison
             cases = ([setup.root / name for name in setup.names], layout)
@@ -156,10 +156,10 @@ def main(argv: list[str]) -> int:
 
 def _score(args: argparse.Namespace, setup: _Setup) -> tuple[CaseLog, _Seen]:
     """Score the cases not yet in `--out`'s cases.jsonl, appending each chunk as it ends."""
-    from rewardkit._evaluate import score_stream
     from rewardkit.compose import CompositionWarning
     from rewardkit.engine._workers import WorkerLimits
-    from rewardkit.outputs._case_log import CASES_FILE, CaseLog
+    from rewardkit.evalyaml._case_log import CASES_FILE, CaseLog
+    from rewardkit.evalyaml._score import score_stream
 
     judges = [judge.name for judge in setup.suite.judges]
     path = args.out / CASES_FILE
@@ -208,7 +208,7 @@ class _Seen:
         self.errors = self.scored = self.zeros = self.uncomposed = 0
 
     def __call__(self, results: list[CaseResult]) -> Iterator[tuple[str, dict[str, Any]]]:
-        from rewardkit.outputs.summary import case_entry
+        from rewardkit.evalyaml._summary import case_entry
 
         for result in results:
             for message in self.watch.see(result.outcomes):
@@ -271,8 +271,8 @@ def _setup(args: argparse.Namespace) -> _Setup:
     Raises:
         ConfigError: the eval.yaml, the cases, the baseline or the pairwise model.
     """
-    from rewardkit.sources._runs import baseline_run, baseline_summary, find_cases
-    from rewardkit.sources.eval_yaml import load_suite
+    from rewardkit.evalyaml._runs import baseline_run, baseline_summary, find_cases
+    from rewardkit.evalyaml._suite import load_suite
 
     suite = load_suite(args.eval_yaml, untrusted=[args.cases] if args.cases else [])
     if not suite.judges and suite.pairwise is None:  # else every case would score 1.0
@@ -283,7 +283,7 @@ def _setup(args: argparse.Namespace) -> _Setup:
     root, names, layout = find_cases(suite, args.cases)
     if args.baseline is None:
         return _Setup(suite, root, names, layout)
-    from rewardkit.judges._pairwise import comparison_model, comparison_prompt  # model clients
+    from rewardkit.evalyaml._pairwise import comparison_model, comparison_prompt  # model clients
 
     baseline_dir = baseline_run(args.baseline, layout.run)
     baseline = baseline_summary(baseline_dir)
@@ -304,8 +304,8 @@ def _setup(args: argparse.Namespace) -> _Setup:
 
 def _run_result(run: Path | None) -> dict[str, Any] | None:
     """The run's `run_result.json`, or None (absent, unreadable: a warning, not a failure)."""
-    from rewardkit._errors import UntrustedInputError
-    from rewardkit.sources._cases import run_result
+    from rewardkit.core._errors import UntrustedInputError
+    from rewardkit.evalyaml._cases import run_result
 
     if run is None:
         return None

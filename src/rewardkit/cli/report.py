@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rewardkit._errors import ConfigError
+from rewardkit.core._errors import ConfigError
 
 __all__ = ["main"]
 
@@ -163,7 +163,7 @@ def _calibration(
     if given:
         parser.error(f"--{given[0].replace('suite', 'eval')} reports on a run, not a calibration")
     if args.out is not None:
-        from rewardkit.outputs._files import atomic_write
+        from rewardkit.core._files import atomic_write
 
         args.out.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(args.out, calibration_html(data, str(args.input), args.title))

@@ -13,7 +13,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rewardkit._errors import ConfigError
 from rewardkit.batch._lines import MAX_LINE_MIB
 from rewardkit.batch._scorer import MEMORY_MIB
 from rewardkit.cli._strict import add_strict_argument, warning
@@ -24,6 +23,7 @@ from rewardkit.cli._workers import (
     run_budget,
     say_models,
 )
+from rewardkit.core._errors import ConfigError
 from rewardkit.engine import DEFAULT_TIMEOUT
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rewardkit._errors import ConfigError
+from rewardkit.core._errors import ConfigError
 
 __all__ = ["INSTALL_HINT", "build_parser", "main"]
 

@@ -10,14 +10,6 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from rewardkit import __version__
-from rewardkit._errors import ConfigError, for_terminal
-from rewardkit._verifier import (
-    DEFAULT_OUTPUT,
-    DEFAULT_WORKSPACE,
-    ERROR_POLICIES,
-    Verdict,
-    verify,
-)
 from rewardkit.cli._commands import SUBCOMMANDS
 from rewardkit.cli._strict import add_strict_argument
 from rewardkit.cli._syspath import keep_off_sys_path
@@ -27,8 +19,16 @@ from rewardkit.cli._workers import (
     run_budget,
     say_models,
 )
+from rewardkit.core._errors import ConfigError, for_terminal
 from rewardkit.engine import Limits
-from rewardkit.outputs import format_comparison
+from rewardkit.harbor._compare import format_comparison
+from rewardkit.harbor._verifier import (
+    DEFAULT_OUTPUT,
+    DEFAULT_WORKSPACE,
+    ERROR_POLICIES,
+    Verdict,
+    verify,
+)
 
 __all__ = ["EXIT_CONFIG", "EXIT_CRITERION_ERRORS", "EXIT_OK", "main"]
 

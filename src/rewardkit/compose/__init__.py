@@ -2,7 +2,6 @@
 
 from typing import TYPE_CHECKING
 
-from rewardkit._lazy import lazy_names
 from rewardkit.compose._aggregate import (
     MODES,
     Component,
@@ -11,6 +10,7 @@ from rewardkit.compose._aggregate import (
     check_weights,
     parse_mode,
 )
+from rewardkit.core._lazy import lazy_names
 
 if TYPE_CHECKING:
     from rewardkit.compose._expr import Expression, compile_expression

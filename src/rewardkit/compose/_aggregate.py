@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from rewardkit._outcome import ErrorPolicy
+from rewardkit.core._outcome import ErrorPolicy
 
 __all__ = [
     "MODES",

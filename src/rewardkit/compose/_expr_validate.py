@@ -13,8 +13,8 @@ import ast
 from collections.abc import Callable, Collection, Sequence
 from typing import Any, Literal, NoReturn
 
-from rewardkit._errors import FormulaError, did_you_mean
 from rewardkit.compose._expr_runtime import FUNCTIONS
+from rewardkit.core._errors import FormulaError, did_you_mean
 
 __all__ = ["Dialect", "Validator"]
 

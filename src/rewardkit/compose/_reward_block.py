@@ -11,7 +11,6 @@ import warnings
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
-from rewardkit._errors import ConfigError, did_you_mean, raise_all
 from rewardkit.compose._reward import (
     DEFAULT_RANGE,
     JudgeInfo,
@@ -19,6 +18,7 @@ from rewardkit.compose._reward import (
     ScoreRange,
     _is_number,
 )
+from rewardkit.core._errors import ConfigError, did_you_mean, raise_all
 
 if TYPE_CHECKING:
     from rewardkit.compose._expr import Expression

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from rewardkit.compose._reward import RewardBlock
 
 if TYPE_CHECKING:
-    from rewardkit._outcome import Outcome
+    from rewardkit.core._outcome import Outcome
 
 __all__ = ["LITTLE", "ScaleWatch", "silent_zero_flag", "silent_zeros"]
 
@@ -102,7 +102,7 @@ class ScaleWatch:
     message per judge, the first time; the caller shows it once, where the results arrive.
 
     Example:
-        >>> from rewardkit._outcome import Outcome
+        >>> from rewardkit.core._outcome import Outcome
         >>> watch = ScaleWatch("eval.yaml", ["exact"])
         >>> len(watch.see([Outcome(name="exact", status="scored", value=0.0, raw=0.5)]))
         1

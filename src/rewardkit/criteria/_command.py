@@ -4,7 +4,7 @@ Output is read as it comes: the first and last `KEEP_BYTES` of each stream are k
 middle is counted and dropped, so a command that prints gigabytes costs a few MiB.
 
 With `REWARDKIT_JAIL_COMMANDS=1` (the default of `rewardkit score` and `rewardkit serve`)
-the command runs in the jail instead (`rewardkit.engine.jail`): it may read the runtime and
+the command runs in the jail instead (`rewardkit.jail`): it may read the runtime and
 read and write the workspace, nothing else, with no network; its output is capped at
 `2 * KEEP_BYTES`, past which it is killed. `docs/security.md` says when to turn it on.
 """
@@ -80,7 +80,7 @@ def jail_commands() -> bool:
 
 
 def _jailed(cmd: str, cwd: Path, timeout: float, workspace: Path) -> CommandResult:
-    from rewardkit.engine.jail import workspace_jail
+    from rewardkit.jail import workspace_jail
 
     run = workspace_jail(str(workspace)).run(
         ["/bin/sh", "-c", cmd],

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 
-from rewardkit._untrusted import OutsideWorkspace
+from rewardkit.core._untrusted import OutsideWorkspace
 
 __all__ = ["warn_outside"]
 

@@ -4,6 +4,9 @@ A `@criterion` function becomes a `CriterionFactory`; calling the factory (as
 `rk.<name>(...)`) registers a `Check` in the file being discovered. Registries belong to one
 run: a user criterion that shadows a built-in does so only inside its own run. Outside any run
 (a REPL, a notebook) an ambient registry is used; runs never read it.
+
+Over 350 lines: the decorator, the per-run registry and `Check` are one lifecycle (registered
+while a file is discovered, run per run); split, each would import the others.
 """
 
 from __future__ import annotations

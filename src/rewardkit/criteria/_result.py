@@ -8,7 +8,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Any
 
-from rewardkit._errors import CriterionError
+from rewardkit.core._errors import CriterionError
 
 __all__ = ["Scored", "score_result"]
 

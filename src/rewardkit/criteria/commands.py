@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rewardkit._untrusted import CapExceeded, OutsideWorkspace, confine
+from rewardkit.core._untrusted import CapExceeded, OutsideWorkspace, confine
 from rewardkit.criteria._command import KEEP_BYTES, CommandResult, run_command
 from rewardkit.criteria._paths import warn_outside
 from rewardkit.criteria._registry import builtin

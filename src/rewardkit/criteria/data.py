@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from rewardkit._untrusted import CapExceeded, loads_json
+from rewardkit.core._untrusted import CapExceeded, loads_json
 from rewardkit.criteria._registry import builtin
 from rewardkit.criteria.files import _opened, _read_text, _warn_unreadable
 

@@ -1,6 +1,6 @@
 """Built-in criteria on workspace files: existence, content, similarity.
 
-Paths are the task author's (see `rewardkit._untrusted.confine`): a relative path, or an
+Paths are the task author's (see `rewardkit.core._untrusted.confine`): a relative path, or an
 absolute one inside the workspace, never leads out of it through `..` or a symlink (that
 scores 0 with a warning); an absolute path elsewhere (`/logs/verifier/reply.txt`) is read as
 written. Reads are capped (`MAX_READ_BYTES`; a larger file is an error outcome naming the
@@ -16,7 +16,13 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
-from rewardkit._untrusted import NotRegularFile, OutsideWorkspace, confine, open_file, read_text
+from rewardkit.core._untrusted import (
+    NotRegularFile,
+    OutsideWorkspace,
+    confine,
+    open_file,
+    read_text,
+)
 from rewardkit.criteria._paths import warn_outside
 from rewardkit.criteria._registry import builtin
 

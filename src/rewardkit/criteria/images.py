@@ -10,7 +10,7 @@ import io
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rewardkit._untrusted import CapExceeded
+from rewardkit.core._untrusted import CapExceeded
 from rewardkit.criteria._registry import builtin
 from rewardkit.criteria.files import _opened, _warn_unreadable
 

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from rewardkit._untrusted import CapExceeded, OutsideWorkspace, loads_json, read_text
+from rewardkit.core._untrusted import CapExceeded, OutsideWorkspace, loads_json, read_text
 from rewardkit.criteria._paths import warn_outside
 from rewardkit.criteria._registry import builtin
 

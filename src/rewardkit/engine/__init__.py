@@ -6,7 +6,7 @@ is a feature.
 
 from typing import TYPE_CHECKING
 
-from rewardkit._lazy import lazy_names
+from rewardkit.core._lazy import lazy_names
 
 if TYPE_CHECKING:
     from rewardkit.engine._execute import execute, execute_async

@@ -6,10 +6,10 @@ import asyncio
 from collections.abc import Sequence
 from pathlib import Path
 
-from rewardkit._outcome import ErrorPolicy
-from rewardkit._plan import Plan
+from rewardkit.core._outcome import ErrorPolicy
 from rewardkit.engine._fold import RunResult, fold
 from rewardkit.engine._leaves import Limits, run_leaves
+from rewardkit.engine._plan import Plan
 
 __all__ = ["execute", "execute_async"]
 

@@ -11,9 +11,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rewardkit._outcome import ErrorPolicy, JudgeRun, Outcome
-from rewardkit._plan import Extra, Group, Leaf, Node, Plan, Scoring
 from rewardkit.compose import Component, aggregate
+from rewardkit.core._outcome import ErrorPolicy, JudgeRun, Outcome
+from rewardkit.engine._plan import Extra, Group, Leaf, Node, Plan, Scoring
 
 __all__ = ["GroupResult", "LeafResult", "NodeResult", "RunResult", "fold"]
 

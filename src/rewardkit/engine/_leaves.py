@@ -11,12 +11,12 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
-from rewardkit._errors import CriterionError, describe_exception
-from rewardkit._outcome import JudgeRun, Outcome, Status
-from rewardkit._plan import Leaf, Plan
+from rewardkit.core._errors import CriterionError, describe_exception
+from rewardkit.core._outcome import JudgeRun, Outcome, Status
 from rewardkit.criteria import Check
 from rewardkit.criteria._result import score_result
 from rewardkit.engine._isolation import isolated_view
+from rewardkit.engine._plan import Leaf, Plan
 from rewardkit.engine._workers import (
     DEFAULT_MEMORY_MB,
     DEFAULT_TIMEOUT,

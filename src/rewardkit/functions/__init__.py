@@ -47,7 +47,7 @@ def __getattr__(name: str) -> Any:
         )
     names: list[str] = list(getattr(builtin, "__all__", ()))
     if name not in names:
-        from rewardkit._errors import did_you_mean
+        from rewardkit.core._errors import did_you_mean
 
         raise AttributeError(
             f"module 'rewardkit.functions' has no reward function {name!r}."

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal, ParamSpec, Protocol, overload
 
 from pydantic import ValidationError
 
-from rewardkit._errors import RewardFunctionError
+from rewardkit.core._errors import RewardFunctionError
 from rewardkit.functions._inputs import input_plan, show
 from rewardkit.types import EvaluateResult, RewardOutput
 

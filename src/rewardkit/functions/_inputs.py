@@ -28,7 +28,7 @@ from typing import Any, Literal, NamedTuple
 
 from pydantic import ValidationError
 
-from rewardkit._errors import RewardFunctionError
+from rewardkit.core._errors import RewardFunctionError
 from rewardkit.types import Message
 
 __all__ = ["Converter", "InputPlan", "input_plan", "show"]

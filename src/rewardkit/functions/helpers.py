@@ -16,17 +16,17 @@ from rewardkit.functions.builtin._answers import (
     string_similarity,
 )
 from rewardkit.functions.builtin._answers import extract_answer as extract_math_expression
-from rewardkit.functions.builtin._call_schema import (
+from rewardkit.functions.builtin.code._code import code_blocks as extract_code_blocks
+from rewardkit.functions.builtin.code._code import execute_javascript_code, execute_python_code
+from rewardkit.functions.builtin.code._program_io import call_arguments, compare_outputs
+from rewardkit.functions.builtin.math._numbers import compare_numbers, extract_numbers
+from rewardkit.functions.builtin.text._length import count_tokens
+from rewardkit.functions.builtin.text._repetition import get_ngrams
+from rewardkit.functions.builtin.tools._call_schema import (
     calculate_jaccard_similarity,
     extract_schema_properties,
     match_function_call,
 )
-from rewardkit.functions.builtin._code import code_blocks as extract_code_blocks
-from rewardkit.functions.builtin._code import execute_javascript_code, execute_python_code
-from rewardkit.functions.builtin._length import count_tokens
-from rewardkit.functions.builtin._numbers import compare_numbers, extract_numbers
-from rewardkit.functions.builtin._program_io import call_arguments, compare_outputs
-from rewardkit.functions.builtin._repetition import get_ngrams
 
 __all__ = [
     "calculate_jaccard_similarity",

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rewardkit._errors import ConfigError, did_you_mean
+from rewardkit.core._errors import ConfigError, did_you_mean
 
 __all__ = ["Fields"]
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rewardkit._untrusted import loads_json
+from rewardkit.core._untrusted import loads_json
 
 __all__ = ["GraderInput", "grader_input"]
 

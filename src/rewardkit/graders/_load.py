@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from rewardkit._errors import ConfigError
+from rewardkit.core._errors import ConfigError
 from rewardkit.graders._fields import Fields
 from rewardkit.graders._grade import Grader
 from rewardkit.graders._model import LabelModel, ModelCall, ScoreModel, Turn

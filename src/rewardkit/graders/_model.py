@@ -153,7 +153,7 @@ async def _reply(
     schema: dict[str, Any],
 ) -> str | Graded:
     """The reply, or the failed `Graded` saying why there is none."""
-    from rewardkit._errors import ConfigError, JudgeError
+    from rewardkit.core._errors import ConfigError, JudgeError
 
     try:
         return await call.ask(given, client, instruction, schema)

@@ -1,7 +1,7 @@
 """`python`: the grader's `source` defines `grade(sample, item) -> float`; it runs in the jail.
 
 The source is the grader author's, but it reads untrusted sample data, so it runs as a
-jailed program (`rewardkit.engine.jail`), never in our process: no network, no file outside
+jailed program (`rewardkit.jail`), never in our process: no network, no file outside
 its cell, a memory cap, and a deadline that ends it. `sample` and `item` enter as JSON.
 """
 
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-from rewardkit._errors import ConfigError
+from rewardkit.core._errors import ConfigError
 from rewardkit.graders._graded import Graded, threshold_note
 from rewardkit.graders._input import GraderInput
 
@@ -36,7 +36,7 @@ class PythonGrader:
     pass_threshold: float | None = None
 
     def evaluate(self, given: GraderInput) -> Graded:
-        from rewardkit.engine.jail import JailError, run_python
+        from rewardkit.jail import JailError, run_python
 
         files = {
             "main.py": _HARNESS.read_text(encoding="utf-8"),
@@ -80,7 +80,7 @@ def start_jail() -> None:
     Raises:
         ConfigError: the jail cannot start (python graders could never run).
     """
-    from rewardkit.engine.jail import JailError, run_python
+    from rewardkit.jail import JailError, run_python
 
     try:
         run_python("main.py", files={"main.py": ""}, timeout=10.0)

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from rewardkit._errors import did_you_mean
+from rewardkit.core._errors import did_you_mean
 from rewardkit.graders._fields import Fields
 from rewardkit.graders._input import GraderInput
 

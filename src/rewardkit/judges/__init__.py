@@ -1,23 +1,23 @@
-"""Judges beyond `@criterion` checks: judge TOMLs of a tests dir, and eval.yaml judges.
+"""Judge kinds that any format can use: the LLM judge, the agent judge (`claude-code`,
+`codex`, `fx`) and the JEV judge, over one data model.
 
-A judge TOML loads into a `JudgeDefinition` (`load_definition`); `plan_requests` /
+A `JudgeDefinition` (built from a Harbor judge TOML by `rewardkit.harbor`, or from an
+eval.yaml judge's fields by `rewardkit.evalyaml`) says what to ask; `plan_requests` /
 `build_request` turn it into chat requests, and `parse_reply` / `combine_samples` read the
 replies back into per-criterion `Verdict`s. LLM judges run as `_llm.LLMJudge` through
-`rewardkit.models.ModelClient`, agent judges as `_agent.AgentJudge` through their CLIs
-(`claude-code`, `codex`, `fx`), JEV judges as `_jev.JevJudge` through the `typesafe_sdk`;
-`TomlJudge` is the placeholder for an agent name with no registered backend. eval.yaml
-code, `check`, `builtin` and LLM judges are `EvalJudge`s.
+`rewardkit.models.ModelClient`, agent judges as `_agent.AgentJudge` through their CLIs,
+JEV judges as `_jev.JevJudge` through the `typesafe_sdk`; `TomlJudge` is the placeholder
+for an agent name with no registered backend. `format_trajectory` renders an agent's
+ATIF trajectory as text.
 
-Names load on first use: an eval.yaml run needs `EvalJudge` only, and start-up time is a
-feature.
+Names load on first use: start-up time is a feature.
 """
 
 from typing import TYPE_CHECKING
 
-from rewardkit._lazy import lazy_names
+from rewardkit.core._lazy import lazy_names
 
 if TYPE_CHECKING:
-    from rewardkit.judges._config import EFFORTS, judge_kind, load_definition
     from rewardkit.judges._definition import (
         AGENTS,
         DEFAULT_JUDGE,
@@ -28,7 +28,6 @@ if TYPE_CHECKING:
         guard_criterion,
         slug,
     )
-    from rewardkit.judges._eval import EvalJudge, JudgeKind
     from rewardkit.judges._inputs import MAX_BYTES, Block, path_blocks, paths_blocks, text_block
     from rewardkit.judges._parse import (
         ReplyError,
@@ -60,12 +59,9 @@ _LAZY = {
     "Block": "_inputs",
     "CriterionDef": "_definition",
     "DEFAULT_JUDGE": "_definition",
-    "EFFORTS": "_config",
-    "EvalJudge": "_eval",
     "Format": "formats",
     "GUARD_NAME": "_definition",
     "JudgeDefinition": "_definition",
-    "JudgeKind": "_eval",
     "JudgeRequest": "_prompt",
     "Likert": "formats",
     "MAX_BYTES": "_inputs",
@@ -85,8 +81,6 @@ _LAZY = {
     "guard_criterion": "_definition",
     "guard_detail": "_parse",
     "guarded_score": "_parse",
-    "judge_kind": "_config",
-    "load_definition": "_config",
     "parse_reply": "_parse",
     "path_blocks": "_inputs",
     "paths_blocks": "_inputs",
@@ -108,16 +102,13 @@ __getattr__ = lazy_names(__name__, _LAZY, globals())
 __all__ = [
     "AGENTS",
     "DEFAULT_JUDGE",
-    "EFFORTS",
     "GUARD_NAME",
     "MAX_BYTES",
     "Binary",
     "Block",
     "CriterionDef",
-    "EvalJudge",
     "Format",
     "JudgeDefinition",
-    "JudgeKind",
     "JudgeRequest",
     "Likert",
     "McpServer",
@@ -136,8 +127,6 @@ __all__ = [
     "guard_criterion",
     "guard_detail",
     "guarded_score",
-    "judge_kind",
-    "load_definition",
     "parse_reply",
     "path_blocks",
     "paths_blocks",

@@ -21,6 +21,8 @@ How a run goes:
   and listed in the details under `judge_logs`.
 
 The shared-workspace guard (`check_shared_workspace`) runs before anything else.
+
+Over 350 lines: one agent judge's run, step by step as listed above.
 """
 
 from __future__ import annotations
@@ -37,10 +39,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rewardkit._errors import ConfigError
-from rewardkit._outcome import JudgeRun, Outcome
-from rewardkit._plan import Plan
+from rewardkit.core._errors import ConfigError
+from rewardkit.core._outcome import JudgeRun, Outcome
 from rewardkit.engine._isolation import isolated_view
+from rewardkit.engine._plan import Plan
 from rewardkit.judges._definition import CriterionDef
 from rewardkit.judges._parse import ReplyError, Verdict, combine_samples, guard_detail, parse_reply
 from rewardkit.judges._prompt import response_schema, system_prompt

@@ -1,7 +1,7 @@
 """Workspace files → chat content blocks for an LLM judge.
 
 The workspace is untrusted (an agent wrote it), so every read goes through
-`rewardkit._untrusted`: confined to the workspace and verified after open, regular files only,
+`rewardkit.core._untrusted`: confined to the workspace and verified after open, regular files only,
 capped. A path that leaves the workspace (absolute elsewhere, `..`, a symlink) becomes the
 note `[outside the workspace]` and is never read; an absolute path inside it (`/app/main.py`
 with workspace `/app`, as Harbor tasks write them) is accepted. A task author's `reference`
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rewardkit._untrusted import CapExceeded, OutsideWorkspace, confine, read_bytes
+from rewardkit.core._untrusted import CapExceeded, OutsideWorkspace, confine, read_bytes
 
 __all__ = [
     "MAX_BYTES",

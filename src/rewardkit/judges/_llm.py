@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rewardkit._errors import ConfigError, JudgeError, JudgeTimeout
-from rewardkit._outcome import JudgeRun, Outcome
+from rewardkit.core._errors import ConfigError, JudgeError, JudgeTimeout
+from rewardkit.core._outcome import JudgeRun, Outcome
 from rewardkit.judges._definition import CriterionDef, JudgeDefinition
 from rewardkit.judges._inputs import Block
 from rewardkit.judges._parse import Verdict, combine_samples, guard_detail, parse_reply

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rewardkit._outcome import JudgeRun, Outcome
+from rewardkit.core._outcome import JudgeRun, Outcome
 from rewardkit.judges._definition import CriterionDef, JudgeDefinition
 from rewardkit.judges._parse import Verdict
 

@@ -10,7 +10,7 @@ The budget is in characters (about 4 per token), so no tokenizer or model map is
 
 Where the file is read (`trajectory_path`): an absolute path outside the workspace is
 Harbor's own log, written by the harness rather than the agent, and is read as given; any
-other path is confined to the workspace. Every read goes through `rewardkit._untrusted`
+other path is confined to the workspace. Every read goes through `rewardkit.core._untrusted`
 (verified after open, capped: `MAX_TRAJECTORY_BYTES`, JSON nesting and values), so a deep,
 huge or swapped file is a clear `ValueError`. Images a step references with `source.path`
 must stay inside the trajectory file's directory; they are sent as image blocks, and every
@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rewardkit._untrusted import CapExceeded, OutsideWorkspace, confine, loads_json, read_text
-from rewardkit._untrusted import read_bytes as read_confined
+from rewardkit.core._untrusted import CapExceeded, OutsideWorkspace, confine, loads_json, read_text
+from rewardkit.core._untrusted import read_bytes as read_confined
 from rewardkit.judges._inputs import IMAGE_TYPES, Block, text_block
 
 __all__ = [

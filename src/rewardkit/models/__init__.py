@@ -12,7 +12,7 @@ Names load on first use: a run that only prices or budgets (`_prices`) pays for 
 
 from typing import TYPE_CHECKING
 
-from rewardkit._lazy import lazy_names
+from rewardkit.core._lazy import lazy_names
 
 if TYPE_CHECKING:
     from rewardkit.models._capabilities import Capabilities

@@ -17,6 +17,9 @@ One `ModelClient` serves a whole run. For every request it
 7. ends the whole request, retries and re-asks included, at its `timeout`, counted from its
    first call on the wire: a server that drips its answer cannot stretch it;
 8. raises a `JudgeError` subclass once it gives up, never a provider exception.
+
+Over 350 lines: the steps above share one request's state and accounting; each piece they call
+(route, retry, cache, connections) is its own module already.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from rewardkit._errors import JudgeAuthError, JudgeBadReply, JudgeError
+from rewardkit.core._errors import JudgeAuthError, JudgeBadReply, JudgeError
 from rewardkit.models._aimd import AdaptiveLimiter, LimitStats
 from rewardkit.models._cache import ReplyCache
 from rewardkit.models._http import Http

@@ -28,7 +28,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
-from rewardkit._errors import ConfigError
+from rewardkit.core._errors import ConfigError
 from rewardkit.models._provider import BadAnswer, ProviderError
 
 if TYPE_CHECKING:

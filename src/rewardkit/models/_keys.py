@@ -3,7 +3,7 @@ call so that a missing key is one clear error, not a failed call per sample."""
 
 from __future__ import annotations
 
-from rewardkit._errors import ConfigError
+from rewardkit.core._errors import ConfigError
 from rewardkit.models._route import litellm_available, route
 
 __all__ = ["missing_keys"]

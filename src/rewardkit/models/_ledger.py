@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rewardkit._errors import ConfigError
+from rewardkit.core._errors import ConfigError
 from rewardkit.models._prices import RUN_DIR_ENV, Spend, budget_reason, ledger_file
 
 if TYPE_CHECKING:

@@ -38,7 +38,7 @@ from collections.abc import Callable, Iterable
 from types import ModuleType
 from typing import Any, NoReturn
 
-from rewardkit._errors import ConfigError, JudgeError
+from rewardkit.core._errors import ConfigError, JudgeError
 from rewardkit.models._route import INSTALL_HINT, litellm_available, route
 
 __all__ = [

@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from rewardkit._errors import ConfigError, JudgeError
+from rewardkit.core._errors import ConfigError, JudgeError
 from rewardkit.models._usage import Usage
 
 __all__ = [

@@ -30,7 +30,7 @@ FEATURES = ("images", "reasoning_effort", "response_format")
 def feature_flags(value: Mapping[Any, Any], error: Callable[[str, str], object]) -> dict[str, bool]:
     """A `supports` mapping's valid flags; each bad entry goes to `error(message, key)`
     (`key` as `supports.<name>`), for a judge TOML and an eval.yaml judge alike."""
-    from rewardkit._errors import did_you_mean
+    from rewardkit.core._errors import did_you_mean
 
     for key, flag in value.items():
         if key not in FEATURES:

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from rewardkit._errors import (
+from rewardkit.core._errors import (
     JudgeAuthError,
     JudgeBadReply,
     JudgeError,

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from rewardkit._errors import ConfigError
+from rewardkit.core._errors import ConfigError
 
 __all__ = [
     "INSTALL_HINT",

@@ -1,5 +1,2 @@
-"""Output writers: Harbor verifier files and the multi-directory comparison."""
-
-from rewardkit.outputs._compare import ComparisonResult, compare, format_comparison
-
-__all__ = ["ComparisonResult", "compare", "format_comparison"]
+"""What `rewardkit check` shows of a plan before it runs: its reward keys (`plan`) and the
+model calls and cost it will take (`estimate`)."""

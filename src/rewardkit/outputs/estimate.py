@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rewardkit._plan import Plan
-from rewardkit.sources.eval_yaml import EvalSuite
+from rewardkit.engine._plan import Plan
+from rewardkit.evalyaml._suite import EvalSuite
 
 __all__ = [
     "CHARS_PER_TOKEN",
@@ -113,7 +113,7 @@ def estimate_suite(suite: EvalSuite) -> dict[str, Any]:
     Raises:
         ConfigError: the price file (`REWARDKIT_PRICES`) is unusable.
     """
-    from rewardkit.judges._eval_llm import (
+    from rewardkit.evalyaml._llm_judge import (
         MAX_FILE_CHARS,
         MAX_SUBMISSION_CHARS,
         judge_model,

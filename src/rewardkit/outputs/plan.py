@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from rewardkit._plan import Group, Leaf, Node, Plan, Scoring
-from rewardkit.judges import EvalJudge
-from rewardkit.sources.eval_yaml import EvalSuite
+from rewardkit.engine._plan import Group, Leaf, Node, Plan, Scoring
+from rewardkit.evalyaml._judge import EvalJudge
+from rewardkit.evalyaml._suite import EvalSuite
 
 __all__ = ["describe_plan", "describe_suite", "plan_data", "suite_data"]
 

@@ -7,12 +7,10 @@ logging hook. See docs/report.md.
 
 from typing import TYPE_CHECKING
 
-from rewardkit._lazy import lazy_names
+from rewardkit.core._lazy import lazy_names
 
 if TYPE_CHECKING:
-    from rewardkit.report._diagnose import CriterionSignal, Diagnostics, diagnose
-    from rewardkit.report._report import Report, build_report
-    from rewardkit.report._stats import (
+    from rewardkit.core._stats import (
         Estimate,
         estimate,
         paired_difference,
@@ -20,6 +18,8 @@ if TYPE_CHECKING:
         pass_hat_k,
         wilson_interval,
     )
+    from rewardkit.report._diagnose import CriterionSignal, Diagnostics, diagnose
+    from rewardkit.report._report import Report, build_report
 
 _HOMES = {
     "CriterionSignal": "_diagnose",
@@ -27,14 +27,14 @@ _HOMES = {
     "diagnose": "_diagnose",
     "Report": "_report",
     "build_report": "_report",
-    "Estimate": "_stats",
-    "estimate": "_stats",
-    "paired_difference": "_stats",
-    "pass_at_k": "_stats",
-    "pass_hat_k": "_stats",
-    "wilson_interval": "_stats",
+    "Estimate": "rewardkit.core._stats",
+    "estimate": "rewardkit.core._stats",
+    "paired_difference": "rewardkit.core._stats",
+    "pass_at_k": "rewardkit.core._stats",
+    "pass_hat_k": "rewardkit.core._stats",
+    "wilson_interval": "rewardkit.core._stats",
 }
-"""Each public name's module, imported on first use (`rewardkit eval` needs only `_stats`)."""
+"""Each public name's module, imported on first use (`rewardkit eval` needs only the statistics)."""
 
 
 __getattr__ = lazy_names(__name__, _HOMES, globals())

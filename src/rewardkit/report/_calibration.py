@@ -14,9 +14,9 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from rewardkit._errors import ConfigError, for_terminal
-from rewardkit._untrusted import loads_json, read_text
 from rewardkit.calibration._table import SCHEMA
+from rewardkit.core._errors import ConfigError, for_terminal
+from rewardkit.core._untrusted import loads_json, read_text
 
 __all__ = ["SCHEMA", "calibration_html", "calibration_lines", "read_calibration"]
 

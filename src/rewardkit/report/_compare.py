@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from rewardkit.report._stats import PairedDiff, paired_difference
+from rewardkit.core._stats import PairedDiff, paired_difference
 
 __all__ = ["Change", "Comparison", "compare"]
 

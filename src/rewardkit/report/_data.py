@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
+from rewardkit.core._stats import Estimate
 from rewardkit.report._compare import Comparison
 from rewardkit.report._diagnose import Diagnostics
 from rewardkit.report._keys import KeyStats
-from rewardkit.report._stats import Estimate
 from rewardkit.report._summary import JudgeStats
 
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter, OrderedDict
 
 from rewardkit.batch._bloom import Bloom
-from rewardkit.report._moments import CoMoments, correlation
+from rewardkit.core._moments import CoMoments, correlation
 
 __all__ = ["FLAT", "MAX_HELD", "MAX_OPEN", "Groups"]
 

@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from rewardkit._untrusted import loads_json, read_text, walk_files
+from rewardkit.core._untrusted import loads_json, read_text, walk_files
 from rewardkit.report._fields import judge_status, number, text, why_unreadable
 from rewardkit.report._run import Case, JudgeResult, Run, Step
 

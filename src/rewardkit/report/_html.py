@@ -11,12 +11,12 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from rewardkit.core._stats import RESAMPLES, Estimate
 from rewardkit.report._charts import Bar, histogram, interval_chart, score_color, status_chart
 from rewardkit.report._compare import Comparison
 from rewardkit.report._diagnose import Diagnostics
 from rewardkit.report._keys import MAX_NAME, KeyStats, short
 from rewardkit.report._run import Case, JudgeResult, Run
-from rewardkit.report._stats import RESAMPLES, Estimate
 from rewardkit.report._summary import JudgeStats, RunStats
 
 __all__ = ["MAX_CASES", "page_name", "render_html"]

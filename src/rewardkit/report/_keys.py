@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from rewardkit.report._moments import Column
-from rewardkit.report._stats import Estimate
+from rewardkit.core._moments import Column
+from rewardkit.core._stats import Estimate
 
 __all__ = ["MAX_KEYS", "MAX_NAME", "KeyStats", "Keys", "short"]
 

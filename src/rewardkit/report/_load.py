@@ -3,7 +3,7 @@
 `open_run` gives the run's kind, source and formula at once and its cases one by one, so a
 report holds no more than it aggregates; `load_run` collects them all. Files are untrusted (an
 agent may have written next to them): every read is capped and every JSON document
-shape-checked (`rewardkit._untrusted`). A file that cannot be read, or only in part, becomes
+shape-checked (`rewardkit.core._untrusted`). A file that cannot be read, or only in part, becomes
 a `Problem` naming it; the rest of the run is still reported.
 """
 
@@ -13,8 +13,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from rewardkit._errors import ConfigError, UntrustedInputError
-from rewardkit._untrusted import loads_json, open_file, read_text
+from rewardkit.core._errors import ConfigError, UntrustedInputError
+from rewardkit.core._untrusted import loads_json, open_file, read_text
 from rewardkit.report._fields import judge_status, mapping, number, text, why_unreadable
 from rewardkit.report._run import Case, JudgeResult, Run, Step
 

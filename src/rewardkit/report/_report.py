@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rewardkit.outputs._files import atomic_writer
+from rewardkit.core._files import atomic_writer
 from rewardkit.report._compare import Comparison, compare
 from rewardkit.report._diagnose import Diagnostics, diagnostics, row
 from rewardkit.report._groups import Groups

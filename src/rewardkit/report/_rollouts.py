@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from rewardkit._errors import UntrustedInputError
-from rewardkit._untrusted import loads_json
+from rewardkit.core._errors import UntrustedInputError
+from rewardkit.core._untrusted import loads_json
 from rewardkit.report._load import lines
 from rewardkit.report._run import Run
 

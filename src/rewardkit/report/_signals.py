@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from rewardkit.core._moments import CoMoments
 from rewardkit.report._groups import FLAT
-from rewardkit.report._moments import CoMoments
 
 __all__ = ["MAX_CORRELATED", "REWARD", "Criterion", "Pair", "Signals"]
 

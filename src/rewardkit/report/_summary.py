@@ -8,11 +8,11 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Literal
 
+from rewardkit.core._moments import Column
+from rewardkit.core._stats import Estimate, pass_at_k, pass_hat_k
 from rewardkit.report._groups import Groups
 from rewardkit.report._keys import Keys, KeyStats
-from rewardkit.report._moments import Column
 from rewardkit.report._run import Case
-from rewardkit.report._stats import Estimate, pass_at_k, pass_hat_k
 
 __all__ = ["BINS", "JudgeStats", "PassAtK", "RunStats", "Summary"]
 

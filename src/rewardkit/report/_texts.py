@@ -20,8 +20,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from rewardkit._errors import ConfigError, UntrustedInputError
-from rewardkit._untrusted import open_file, walk_files
+from rewardkit.core._errors import ConfigError, UntrustedInputError
+from rewardkit.core._untrusted import open_file, walk_files
 from rewardkit.report._fields import why_unreadable
 from rewardkit.report._rollouts import completion_text, prompt_text, samples
 from rewardkit.report._run import Case, Run, excerpt
@@ -87,9 +87,9 @@ def _eval(run: Run, suite_path: Path | None, cases: Path | None) -> Texts:
         hint = "summary.json holds none; pass --eval with the eval.yaml (and --cases as given to "
         run.missing = {"input": hint + "rewardkit eval)", "output": hint + "rewardkit eval)"}
         return {}
-    from rewardkit.sources._cases import case_record
-    from rewardkit.sources._runs import find_cases
-    from rewardkit.sources.eval_yaml import load_suite
+    from rewardkit.evalyaml._cases import case_record
+    from rewardkit.evalyaml._runs import find_cases
+    from rewardkit.evalyaml._suite import load_suite
 
     suite = load_suite(suite_path, untrusted=[cases] if cases is not None else [])
     run.name = suite.name
@@ -121,7 +121,7 @@ def _given(record: dict[str, Any]) -> str:
 
 def _produced(record: dict[str, Any]) -> str:
     """The files the run left (as `### path` sections), then its stdout if not one of them."""
-    from rewardkit.judges._case_text import files_text
+    from rewardkit.evalyaml._case_text import files_text
 
     text = files_text(record).strip("\n")
     stdout = record.get("stdout")

@@ -22,8 +22,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.security import HTTPBearer
 
-from rewardkit._errors import ConfigError
 from rewardkit.batch import Scorer
+from rewardkit.core._errors import ConfigError
 from rewardkit.server._guard import Guard
 from rewardkit.server._json import JsonRoute
 from rewardkit.server._limits import (
@@ -286,9 +286,9 @@ def _result_out(fields: dict[str, Any], sample: SampleIn) -> ResultOut:
 
 def _describe(path: Path) -> tuple[str, str]:
     """`(kind, plan text)` for a tests dir or an eval.yaml, as `rewardkit check` prints it."""
+    from rewardkit.evalyaml._suite import load_suite
+    from rewardkit.harbor._tests_dir import discover
     from rewardkit.outputs.plan import describe_plan, describe_suite
-    from rewardkit.sources.eval_yaml import load_suite
-    from rewardkit.sources.tests_dir import discover
 
     try:
         exists = path.exists()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rewardkit._errors import ConfigError
+from rewardkit.core._errors import ConfigError
 
 __all__ = [
     "DEFAULT_BODY_TIMEOUT",

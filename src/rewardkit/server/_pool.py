@@ -17,9 +17,9 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from typing import Any
 
-from rewardkit._errors import RewardKitError
 from rewardkit.batch import SampleResult, Scorer
 from rewardkit.batch._forked import ForkedPool, Ticket
+from rewardkit.core._errors import RewardKitError
 
 __all__ = ["WorkerError", "Workers"]
 

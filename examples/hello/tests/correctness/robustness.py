@@ -1,9 +1,9 @@
 from pathlib import Path
 
+from helpers import source_of
+
 import rewardkit as rk
 from rewardkit import criterion
-
-from helpers import source_of
 
 
 @criterion(description="the solution reads {name} instead of hard-coding the answer")

@@ -7,28 +7,31 @@ needing optional packages import them on first call and say which extra to insta
 rouge-score). Where one behaves differently from reward-kit's, its docstring says how.
 """
 
-from rewardkit.functions.builtin._accuracy_length import cosine_scaled_accuracy_length_reward
-from rewardkit.functions.builtin._apps import evaluate_apps_solution
-from rewardkit.functions.builtin._bfcl import bfcl_reward
-from rewardkit.functions.builtin._choice import multiple_choice_math_reward
-from rewardkit.functions.builtin._code import fractional_code_reward, local_code_execution_reward
-from rewardkit.functions.builtin._deepcoder import deepcoder_code_reward
-from rewardkit.functions.builtin._exact import accuracy_reward, exact_match_reward
-from rewardkit.functions.builtin._format import format_reward, tag_count_reward
-from rewardkit.functions.builtin._json import json_schema_reward, json_valid_reward
-from rewardkit.functions.builtin._json_judge import json_schema_reward_with_llm_judge
-from rewardkit.functions.builtin._language import language_consistency_reward
-from rewardkit.functions.builtin._length import cosine_length_reward, length_reward
-from rewardkit.functions.builtin._math import math_reward
-from rewardkit.functions.builtin._number_list import list_comparison_math_reward
-from rewardkit.functions.builtin._reasoning import reasoning_steps_reward, sequence_reward
-from rewardkit.functions.builtin._repetition import diversity_reward, repetition_penalty_reward
-from rewardkit.functions.builtin._similarity import (
+from rewardkit.functions.builtin.code._apps import evaluate_apps_solution
+from rewardkit.functions.builtin.code._code import (
+    fractional_code_reward,
+    local_code_execution_reward,
+)
+from rewardkit.functions.builtin.code._deepcoder import deepcoder_code_reward
+from rewardkit.functions.builtin.json._json import json_schema_reward, json_valid_reward
+from rewardkit.functions.builtin.json._json_judge import json_schema_reward_with_llm_judge
+from rewardkit.functions.builtin.math._accuracy_length import cosine_scaled_accuracy_length_reward
+from rewardkit.functions.builtin.math._choice import multiple_choice_math_reward
+from rewardkit.functions.builtin.math._exact import accuracy_reward, exact_match_reward
+from rewardkit.functions.builtin.math._math import math_reward
+from rewardkit.functions.builtin.math._number_list import list_comparison_math_reward
+from rewardkit.functions.builtin.text._format import format_reward, tag_count_reward
+from rewardkit.functions.builtin.text._language import language_consistency_reward
+from rewardkit.functions.builtin.text._length import cosine_length_reward, length_reward
+from rewardkit.functions.builtin.text._reasoning import reasoning_steps_reward, sequence_reward
+from rewardkit.functions.builtin.text._repetition import diversity_reward, repetition_penalty_reward
+from rewardkit.functions.builtin.text._similarity import (
     bleu_reward,
     rouge_reward,
     text_similarity_reward,
 )
-from rewardkit.functions.builtin._tools import exact_tool_match_reward
+from rewardkit.functions.builtin.tools._bfcl import bfcl_reward
+from rewardkit.functions.builtin.tools._tools import exact_tool_match_reward
 
 __all__ = [
     "accuracy_reward",

@@ -15,6 +15,8 @@ outlives its timeout. With a `limit`, only the last `limit` bytes of each stream
 (`agent_env`): what any CLI needs to run, the backend's own variables, and the names listed
 in `REWARDKIT_AGENT_ENV` (explicit, like `--judge-env`). Nothing else of the verifier's
 environment (cloud credentials, database URLs, ...) reaches the CLI or the tools it runs.
+
+Over 350 lines: the backend protocol and the one process runner that all backends share.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from rewardkit._errors import RewardKitError
+from rewardkit.core._errors import RewardKitError
 from rewardkit.models import _anthropic, _openai
 from rewardkit.models._http import answer_cap, error_message
 from rewardkit.models._usage import Usage

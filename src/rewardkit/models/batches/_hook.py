@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
 
-from rewardkit._errors import JudgeError
+from rewardkit.core._errors import JudgeError
 from rewardkit.models._cache import CachedReply, ReplyCache
 from rewardkit.models._provider import Prepared
 from rewardkit.models._request import CompletionRequest

@@ -1,1 +1,0 @@
-"""Front doors that compile user files into a `Plan`."""
