@@ -84,8 +84,8 @@ def direct(eval_yaml: Path) -> None:
     """The same judges computed directly: read, judge and compose each case in one loop."""
     from rewardkit.compose import compose_reward
     from rewardkit.evalyaml._cases import case_record
+    from rewardkit.evalyaml._chunk import judge_value
     from rewardkit.evalyaml._runs import find_cases
-    from rewardkit.evalyaml._score import judge_value
     from rewardkit.evalyaml._suite import load_suite
 
     suite = load_suite(eval_yaml)

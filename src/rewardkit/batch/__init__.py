@@ -6,9 +6,10 @@ from rewardkit.batch._adapters import (
     trl_reward_func,
     verl_compute_score,
 )
+from rewardkit.batch._load import load
 from rewardkit.batch._result import SampleResult
 from rewardkit.batch._sample import FIELDS, Sample, SampleError, as_sample
-from rewardkit.batch._scorer import SampleLike, Scorer, load
+from rewardkit.batch._scorer import SampleLike, Scorer
 
 __all__ = [
     "FIELDS",

@@ -34,7 +34,7 @@ class Loader:
     memory_mib: int = MEMORY_MIB
 
     def load(self) -> Scorer:
-        from rewardkit.batch._scorer import load
+        from rewardkit.batch._load import load
 
         return load(
             self.config,

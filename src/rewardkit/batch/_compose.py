@@ -42,7 +42,7 @@ def compose_sample(
 ) -> Scored:
     """Compose `outcomes` into one sample's reward, or an invalid result saying why."""
     from rewardkit.compose import CompositionError, compose_reward
-    from rewardkit.evalyaml._score import judge_value
+    from rewardkit.evalyaml._chunk import judge_value
 
     failed = [o for o in outcomes if o.failed]
     if failed and on_error == "fail":

@@ -46,8 +46,9 @@ from multiprocessing.connection import Connection, Pipe, wait
 from typing import Any, NoReturn
 
 from rewardkit.batch._result import SampleResult
+from rewardkit.engine._child import cap_memory
 from rewardkit.engine._lifeline import adopt_orphans, die_with_parent, end_children
-from rewardkit.engine._workers import cap_memory, run_inline
+from rewardkit.engine._workers import run_inline
 
 __all__ = ["Finish", "ForkedPool", "Run", "Ticket"]
 

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 from rewardkit.batch._backends import EvalBackend
 from rewardkit.batch._lines import SampleId
 from rewardkit.batch._result import SampleResult
-from rewardkit.batch._scorer import ChunkSizes, Scorer
+from rewardkit.batch._scorer import Scorer
+from rewardkit.batch._sizes import ChunkSizes
 from rewardkit.compose._traps import ScaleWatch
 
 if TYPE_CHECKING:

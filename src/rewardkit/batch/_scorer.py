@@ -1,9 +1,12 @@
-"""`load` and `Scorer`: one reward definition, many samples, concurrently and under deadlines.
+"""`Scorer`: one reward definition, many samples, concurrently and under deadlines.
 
 A `Scorer` keeps its `Recipe` (the source and options it was loaded with): pickling a scorer,
 or an adapter holding one, pickles the recipe, and unpickling loads the reward again, once
 per process (`rebuild`). Sync methods work from any thread, and also inside a running event
 loop (a notebook's, a trainer's): the batch then runs on a helper thread's loop.
+
+Over 350 lines: one class with its sync, async and streaming faces and the adapters built on
+it, all over one scheduling path (`_chunked`).
 """
 
 from __future__ import annotations
@@ -11,14 +14,12 @@ from __future__ import annotations
 import asyncio
 import math
 import os
-import uuid
 import weakref
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from itertools import islice
-from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -33,6 +34,7 @@ from rewardkit.batch._backends import (
 from rewardkit.batch._fast import fast_eval_scorer, fast_scorer
 from rewardkit.batch._result import SampleResult
 from rewardkit.batch._sample import Sample
+from rewardkit.batch._sizes import ChunkSizes
 from rewardkit.core._errors import ConfigError
 from rewardkit.core._outcome import ErrorPolicy
 
@@ -45,7 +47,7 @@ if TYPE_CHECKING:
     )
     from rewardkit.batch._forked import ForkedPool
 
-__all__ = ["MEMORY_MIB", "ON_ERROR", "ChunkSizes", "Recipe", "SampleLike", "Scorer", "load"]
+__all__ = ["MEMORY_MIB", "ON_ERROR", "Recipe", "SampleLike", "Scorer"]
 
 MEMORY_MIB = 4096
 """By default, how much a worker process may grow while scoring a sample (with a deadline)."""
@@ -54,70 +56,7 @@ ON_ERROR: tuple[ErrorPolicy, ...] = ("fail", "zero", "omit")
 """How a failed judge counts in `load(on_error=...)` (the first is the default)."""
 SampleLike = Sample | Mapping[str, Any]
 """A `Sample`, or a mapping of its fields."""
-Source = str | Path | Sequence[Callable[..., Any]] | Mapping[str, Callable[..., Any]]
 _T = TypeVar("_T")
-
-
-def load(
-    source: Source,
-    *,
-    reward: Mapping[str, Any] | None = None,
-    deadline: float | None = None,
-    max_concurrent: int = 8,
-    memory_mib: int = MEMORY_MIB,
-    on_error: ErrorPolicy = "fail",
-) -> Scorer:
-    """Load a reward once; return a `Scorer` for many samples.
-
-    Args:
-        source: a tests directory, an eval.yaml (or its directory), `@reward_function`s as a
-            list or a `{judge name: function}` dict, or one as a `"module:function"` string
-            (imported with the working directory on `sys.path`).
-        reward: for functions only, an eval.yaml-style `reward:` mapping composing them (the
-            default composition otherwise: the mean of their scores).
-        deadline: seconds one sample may take; past it the sample is invalid. With a
-            deadline, samples run in forked worker processes that the deadline kills.
-        max_concurrent: samples scored at once in `score_batch`.
-        memory_mib: with a deadline, how many MiB a worker process may grow by (its
-            `RLIMIT_AS`, on Linux); a sample that needs more is invalid.
-        on_error: how a judge that errors or times out counts: `fail` (the sample is
-            invalid), `zero` (the judge scores its lowest value) or `omit` (it is left out,
-            like a judge that abstains).
-
-    Raises:
-        ConfigError: the source, `reward` or an option is wrong (before anything is scored).
-
-    Warns:
-        UserWarning: the eval.yaml's `reward:` block has a silent-zero trap (see
-            `rewardkit check`).
-
-    Example:
-        >>> from rewardkit import reward_function
-        >>> @reward_function
-        ... def exact(messages, ground_truth=None, **kwargs):
-        ...     return messages[-1]["content"] == ground_truth
-        >>> load([exact]).score({"prompt": "2+2?", "completion": "4", "ground_truth": "4"}).reward
-        1.0
-    """
-    if max_concurrent < 1:
-        raise ConfigError(f"max_concurrent must be at least 1 (got {max_concurrent})")
-    if deadline is not None and not deadline > 0:
-        raise ConfigError(f"deadline must be a positive number of seconds (got {deadline})")
-    if memory_mib < 1:
-        raise ConfigError(f"memory_mib must be at least 1 (got {memory_mib})")
-    if on_error not in ON_ERROR:
-        raise ConfigError(f"on_error must be one of {', '.join(ON_ERROR)} (got {on_error!r})")
-    backend = load_backend(source, reward)
-    recipe = Recipe(
-        source=_portable_source(backend, source),
-        reward=reward,
-        deadline=deadline,
-        max_concurrent=max_concurrent,
-        memory_mib=memory_mib,
-        on_error=on_error,
-        token=uuid.uuid4().hex,
-    )
-    return recipe.build(backend)
 
 
 @dataclass(frozen=True)
@@ -173,18 +112,6 @@ function once per task and must not load the reward each time."""
 def rebuild(recipe: Recipe) -> Scorer:
     """Unpickle a `Scorer`: this process's scorer for `recipe`."""
     return recipe.load()
-
-
-def _portable_source(
-    backend: Backend, source: object
-) -> str | tuple[tuple[str, Callable[..., Any]], ...]:
-    if isinstance(source, str) and isinstance(backend, FunctionsBackend):  # module:function
-        return source
-    if isinstance(backend, EvalBackend):
-        return str(backend.suite.path.resolve())
-    if isinstance(backend, TestsDirBackend):
-        return str(Path(str(source)).resolve())
-    return tuple((name, fn) for name, fn, _ in backend.functions)
 
 
 class Scorer:
@@ -487,29 +414,6 @@ class Scorer:
 
 ScoreOne = Callable[[SampleLike], SampleResult]
 ScoreChunk = Callable[[list[SampleLike]], list[SampleResult]]
-_CHUNK_S = 0.1
-"""About how long one chunk of samples takes: its round trip (a few ms on a busy machine)
-then costs a few percent."""
-_MAX_CHUNK = 256
-
-
-class ChunkSizes:
-    """How many samples to send a worker at once: a few at first, so the first results come
-    soon, then doubling up to about `_CHUNK_S` of work, and no more than an even share of a
-    known total, so that every worker gets some."""
-
-    def __init__(self, *, total: int | None = None, workers: int = 1, single: bool = False) -> None:
-        self.single = single
-        self.limit = 1 if single else _MAX_CHUNK
-        if total is not None:
-            self.limit = max(1, min(self.limit, -(-total // workers)))
-        self.next = min(4, self.limit)
-
-    def learn(self, seconds: Sequence[float]) -> None:
-        """Size the next chunk from how long each sample of a finished one took."""
-        took = sum(seconds) / max(len(seconds), 1)
-        fits = int(_CHUNK_S / took) if took > 0 else self.limit
-        self.next = max(1, min(self.limit, self.next * 2, fits))
 
 
 def _fast_path(backend: Backend, on_error: ErrorPolicy) -> ScoreOne | None:

@@ -306,7 +306,7 @@ def _parts(scorer: Scorer, weights: Mapping[str, float], result: SampleResult) -
     under `on_error="zero"` as the bottom of its scale); a judge without one is left out."""
     from rewardkit.batch._compose import _value
     from rewardkit.compose import normalize_value
-    from rewardkit.evalyaml._score import judge_value
+    from rewardkit.evalyaml._chunk import judge_value
 
     block, info = _info(scorer)
     parts: dict[str, float] = {}

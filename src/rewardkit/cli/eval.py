@@ -31,8 +31,8 @@ if TYPE_CHECKING:
     from rewardkit.evalyaml._case_log import CaseLog
     from rewardkit.evalyaml._case_names import CaseNames
     from rewardkit.evalyaml._cases import Layout
+    from rewardkit.evalyaml._chunk import CaseResult
     from rewardkit.evalyaml._judge import EvalJudge
-    from rewardkit.evalyaml._score import CaseResult
     from rewardkit.evalyaml._suite import EvalSuite
 
 __all__ = ["main"]

@@ -26,16 +26,14 @@ harness does.
 from __future__ import annotations
 
 import json
-import re
-import shlex
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
 from typing import Any
 
 from rewardkit.core._untrusted import CapExceeded, loads_json
+from rewardkit.evalyaml._shell import command_reads
 
-__all__ = ["RESULT_CAP", "SHELL_BUDGET", "SHELL_CHARS", "command_reads", "stream_events"]
+__all__ = ["RESULT_CAP", "SHELL_BUDGET", "SHELL_CHARS", "stream_events"]
 
 RESULT_CAP = 50_000
 """The most characters kept of one tool result (and of one string of a tool's input)."""
@@ -305,93 +303,3 @@ def _capped(given: dict[str, Any]) -> dict[str, Any]:
         else:
             capped[key] = _capped(value) if isinstance(value, dict) else value
     return capped | ({"_truncated": cut} if cut else {})
-
-
-# --- what a plain read command reads -------------------------------------------------------
-
-_SHELLS = frozenset({"bash", "sh", "zsh", "dash"})
-_REDIRECT = re.compile(r"(\d*|&)(>>?|<)")
-"""A redirection, alone (`2>`, then its target) or joined to its target (`2>/dev/null`)."""
-
-
-def command_reads(command: str) -> list[str]:
-    """The files a plain `cat`, `sed`, `head` or `tail` command reads ([] for any other).
-
-    Deliberately narrow, as the harness is: a `bash -c` wrapper is opened, redirections are
-    dropped, and a pipeline, a list of commands, a substitution or an unparsable quote reads
-    nothing.
-    """
-    words = _words(command)
-    if words and PurePosixPath(words[0]).name in _SHELLS:
-        if not any(w.startswith("-") and "c" in w for w in words[1:-1]):
-            return []
-        words = _words(words[-1])
-    if any("$(" in w or "`" in w or w.startswith(("<(", ">(")) for w in words):
-        return []
-    words = _without_redirections(words)
-    if not words or any(c in w for w in words for c in "|;&"):
-        return []
-    program, args = PurePosixPath(words[0]).name, words[1:]
-    if program == "cat":
-        return [w for w in args if w and not w.startswith("-")]
-    if program == "sed":
-        return _sed_files(args)
-    if program in ("head", "tail"):
-        return _operands(args, takes_value=("-n", "--lines", "-c", "--bytes"))
-    return []
-
-
-def _words(command: str) -> list[str]:
-    try:
-        return shlex.split(command)
-    except ValueError:  # an unclosed quote or a trailing escape
-        return []
-
-
-def _without_redirections(words: list[str]) -> list[str]:
-    kept: list[str] = []
-    skip = False
-    for word in words:
-        if skip:
-            skip = False
-        elif found := _REDIRECT.match(word):
-            skip = found.end() == len(word)  # alone: its target is the next word
-        else:
-            kept.append(word)
-    return kept
-
-
-def _operands(args: list[str], takes_value: tuple[str, ...]) -> list[str]:
-    """The words of `args` that are not options (nor an option's value)."""
-    operands: list[str] = []
-    skip = False
-    for word in args:
-        if skip:
-            skip = False
-        elif word in takes_value:
-            skip = True
-        elif not word.startswith("-"):
-            operands.append(word)
-    return operands
-
-
-def _sed_files(args: list[str]) -> list[str]:
-    """`sed`'s input files: its operands after the script (none is the script with `-e`),
-    and a script file (`-f`) too."""
-    files: list[str] = []
-    script = False
-    skip = False
-    for i, word in enumerate(args):
-        if skip:
-            skip = False
-        elif word in ("-e", "--expression", "-f", "--file"):
-            script = skip = True
-            if word in ("-f", "--file") and i + 1 < len(args):
-                files.append(args[i + 1])
-        elif word.startswith("-"):
-            continue
-        elif script:
-            files.append(word)
-        else:
-            script = True
-    return files

@@ -29,7 +29,7 @@ from typing import Any, TextIO
 from rewardkit.compose._thresholds import Regression, regressions, report
 from rewardkit.core._files import atomic_writer
 from rewardkit.core._outcome import Outcome
-from rewardkit.evalyaml._score import CaseResult
+from rewardkit.evalyaml._chunk import CaseResult
 from rewardkit.evalyaml._suite import PAIRWISE, EvalSuite
 from rewardkit.evalyaml._tally import JudgeTally, Series, add_usage
 

@@ -13,7 +13,8 @@ from rewardkit.core._errors import ConfigError, RewardKitError, UntrustedInputEr
 from rewardkit.core._outcome import Outcome
 from rewardkit.engine._workers import WorkerLimits
 from rewardkit.evalyaml._cases import given, produced
-from rewardkit.evalyaml._score import Case, judge_value, score_records
+from rewardkit.evalyaml._chunk import Case, judge_value
+from rewardkit.evalyaml._score import score_records
 from rewardkit.evalyaml._suite import EvalSuite, load_suite
 from rewardkit.harbor._reward_json import criterion_detail
 
