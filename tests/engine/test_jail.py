@@ -270,14 +270,15 @@ def test_the_jail_holds_for_an_unprivileged_user(tmp_path: Path) -> None:
     system_python = "/usr/bin/python3"
     if not os.access(system_python, os.X_OK):
         pytest.skip("no system Python to run as nobody")
-    jail_src = Path(__file__).parents[2] / "src" / "rewardkit" / "engine" / "jail"
+    jail_src = Path(__file__).parents[2] / "src" / "rewardkit" / "jail"
     package = tmp_path / "pkg" / "rewardkit"
-    (package / "engine" / "jail").mkdir(parents=True)
+    (package / "jail").mkdir(parents=True)
+    (package / "core").mkdir()
     (package / "__init__.py").write_text("")
-    (package / "_errors.py").write_text("class RewardKitError(Exception):\n    pass\n")
-    (package / "engine" / "__init__.py").write_text("")
+    (package / "core" / "__init__.py").write_text("")
+    (package / "core" / "_errors.py").write_text("class RewardKitError(Exception):\n    pass\n")
     for name in ("__init__.py", "_jail.py", "_inside.py"):
-        shutil.copy(jail_src / name, package / "engine" / "jail" / name)
+        shutil.copy(jail_src / name, package / "jail" / name)
     script = (
         "from rewardkit.jail import Jail\n"
         "import os\n"

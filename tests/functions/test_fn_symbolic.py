@@ -162,7 +162,7 @@ def test_no_heavy_import() -> None:
 
 def test_workers_end_at_exit() -> None:
     code = (
-        "from rewardkit.functions.builtin import _symbolic\n"
+        "from rewardkit.functions.builtin.math import _symbolic\n"
         "assert _symbolic.verify_latex('1', '1.0')\n"
         "print(*_symbolic._pool().pids())"
     )
