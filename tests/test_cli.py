@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -340,6 +342,53 @@ def test_an_eval_without_model_judges_imports_no_model_client(tmp_path: Path) ->
     assert done.returncode == 0, done.stderr
     (line,) = (tmp_path / "out" / "cases.jsonl").read_text().splitlines()
     assert json.loads(line)["judges"]["ok"]["status"] == "scored"  # judged in a worker
+
+
+def test_ctrl_c_ends_an_eval_with_a_line_and_its_workers_with_it(tmp_path: Path) -> None:
+    """SIGINT while judges hang in their workers: exit 130 at once, no traceback, no orphan."""
+    for case in ("c1", "c2"):
+        (tmp_path / "cases" / case).mkdir(parents=True)
+        (tmp_path / "cases" / case / "stdout.log").write_text("hi\n")
+    (tmp_path / "eval.yaml").write_text(
+        "judges:\n  - name: slow\n    check: |\n      import time\n      time.sleep(600)\n"
+    )
+    command = [sys.executable, "-m", "rewardkit", "eval", str(tmp_path / "eval.yaml")]
+    command += ["--cases", str(tmp_path / "cases"), "--out", str(tmp_path / "out")]
+    with subprocess.Popen(command, stderr=subprocess.PIPE, text=True) as proc:
+        workers: list[int] = []
+        for _ in range(200):  # each chunk's worker, forked once the suite has loaded
+            workers = [int(p) for p in _children(proc.pid)]
+            if len(workers) == 2:
+                break
+            time.sleep(0.05)
+        assert len(workers) == 2
+        started = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        assert proc.stderr is not None
+        errors = proc.stderr.read()
+        code = proc.wait(timeout=30)
+    assert time.monotonic() - started < 5
+    assert code == 130
+    assert "rewardkit: interrupted" in errors
+    assert "Traceback" not in errors
+    for _ in range(100):
+        if not any(_running(pid) for pid in workers):
+            break
+        time.sleep(0.05)
+    assert not any(_running(pid) for pid in workers)
+
+
+def _children(pid: int) -> list[str]:
+    found = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True)
+    return found.stdout.split()
+
+
+def _running(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat[stat.rfind(")") + 2] != "Z"
 
 
 def test_a_closed_output_ends_quietly(tmp_path: Path) -> None:

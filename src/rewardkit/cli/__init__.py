@@ -42,12 +42,21 @@ def main(argv: list[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # nothing left to flush at exit
         return EXIT_BROKEN_PIPE
+    except KeyboardInterrupt:  # Ctrl-C: a line, not a traceback; worker processes end with us
+        print(
+            "rewardkit: interrupted (what `eval` and `score` wrote is kept: run the same "
+            "command again to resume)",
+            file=sys.stderr,
+        )
+        return EXIT_INTERRUPTED
     finally:
         warnings.formatwarning = shown
 
 
 EXIT_BROKEN_PIPE = 141
 """What a shell reports for a command ended by SIGPIPE (128 + 13): its reader stopped."""
+EXIT_INTERRUPTED = 130
+"""What a shell reports for a command ended by Ctrl-C (128 + SIGINT)."""
 
 
 def _dispatch(args: list[str]) -> int:
