@@ -19,7 +19,6 @@ from rewardkit.engine._workers import (
     WorkerFailed,
     WorkerLimits,
     in_worker_sequence,
-    in_worker_sequence_blocking,
 )
 from rewardkit.evalyaml._cases import step_record
 from rewardkit.evalyaml._judge import EvalJudge
@@ -83,26 +82,28 @@ class ChunkRun:
         import asyncio
 
         cases = read()
-        found, coded, asks = self._sorted(cases)
+        found, coded, asks = self.sort(cases)
         judges = self.suite.judges
         done, answered = await asyncio.gather(
-            in_worker_sequence(self._calls(coded), self.worker),
+            in_worker_sequence(self.calls(coded), self.worker),
             asyncio.gather(*(self._ask(judges[j], r) for _, j, r in asks)),
         )
         found |= self._coded(coded, done)
         found |= {(i, j): o for (i, j, _), o in zip(asks, answered, strict=True)}
         return number, self._results(cases, found)
 
-    def chunk_blocking(
-        self, number: int, read: Callable[[], list[Case]]
-    ) -> tuple[int, list[CaseResult]]:
-        """`chunk` for a suite without LLM or agent judges, waiting in this thread."""
-        cases = read()
-        found, coded, _ = self._sorted(cases)
-        found |= self._coded(coded, in_worker_sequence_blocking(self._calls(coded), self.worker))
-        return number, self._results(cases, found)
+    def finish(
+        self,
+        cases: list[Case],
+        found: dict[_At, Outcome],
+        coded: list[_Asked],
+        ended: list[Finished[Outcome]],
+    ) -> list[CaseResult]:
+        """The chunk's results once its worker process has run `calls(coded)` (`ended`), for
+        a suite without LLM or agent judges (`found`, `coded`: from `sort`)."""
+        return self._results(cases, found | self._coded(coded, ended))
 
-    def _sorted(self, cases: list[Case]) -> tuple[dict[_At, Outcome], list[_Asked], list[_Asked]]:
+    def sort(self, cases: list[Case]) -> tuple[dict[_At, Outcome], list[_Asked], list[_Asked]]:
         """The outcomes known without judging (an unreadable case, a missing step); the
         judgings left for a worker process; those for a model or an agent."""
         found: dict[_At, Outcome] = {}
@@ -116,6 +117,11 @@ class ChunkRun:
                 else:
                     (asks if judge.kind in ("llm", "agent") else coded).append((i, j, seen))
         return found, coded, asks
+
+    def calls(self, coded: list[_Asked]) -> list[Callable[[], Outcome]]:
+        """The chunk's code judges, to run in turn in a worker process (a fresh one after a
+        judge hangs or ends it), each under its own deadline."""
+        return [partial(self.suite.judges[j].evaluate, r) for _, j, r in coded]
 
     def _results(self, cases: list[Case], found: dict[_At, Outcome]) -> list[CaseResult]:
         judges = self.suite.judges
@@ -133,11 +139,6 @@ class ChunkRun:
         if notes:  # shown to API callers; `rewardkit eval` shows the case's note instead
             warnings.warn(notes[0], CompositionWarning, stacklevel=2)
         return CaseResult(case_id, outcomes, reward, notes[0] if notes else None)
-
-    def _calls(self, coded: list[_Asked]) -> list[Callable[[], Outcome]]:
-        """The chunk's code judges, to run in turn in a worker process (a fresh one after a
-        judge hangs or ends it), each under its own deadline."""
-        return [partial(self.suite.judges[j].evaluate, r) for _, j, r in coded]
 
     def _coded(self, coded: list[_Asked], ended: list[Finished[Outcome]]) -> dict[_At, Outcome]:
         """The code judges' outcomes: a worker's failure is its judge's own outcome."""

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from rewardkit.core._errors import RewardKitError
 from rewardkit.engine._workers import (
     WorkerLimits,
+    in_worker_sequence_blocking,
 )
 from rewardkit.evalyaml._cases import MERGED, Layout, case_record
 from rewardkit.evalyaml._chunk import Case, CaseResult, ChunkRun
@@ -163,11 +164,16 @@ def _stream(
         asyncio.run(_stream_async(suite, chunks, limit, emit, limits))
         return
     run = ChunkRun(suite, suite.judge_info, None, None, *limits)
-    finished: queue.SimpleQueue[tuple[int, list[CaseResult]] | BaseException] = queue.SimpleQueue()
+    finished: queue.SimpleQueue[tuple[int, Callable[[], list[CaseResult]]] | BaseException]
+    finished = queue.SimpleQueue()
 
-    def score(number: int, read: Callable[[], list[Case]]) -> None:
+    def judge(number: int, cases: list[Case], found: Any, coded: Any) -> None:
+        """A thread's whole work: wait on the chunk's worker process, the interpreter lock
+        free meanwhile (reading cases and composing rewards stay on the calling thread:
+        threads taking turns at the lock for them cost more than the work)."""
         try:
-            finished.put(run.chunk_blocking(number, read))
+            ended = in_worker_sequence_blocking(run.calls(coded), run.worker)
+            finished.put((number, partial(run.finish, cases, found, coded, ended)))
         except BaseException as exc:
             finished.put(exc)
 
@@ -175,14 +181,17 @@ def _stream(
         ended = finished.get()
         if isinstance(ended, BaseException):
             raise ended
-        emit(*ended)
+        number, results = ended
+        emit(number, results())
 
     running = 0
     for number, read in enumerate(chunks):
         if 0 < limit <= running:
             emit_one()
             running -= 1
-        threading.Thread(target=score, args=(number, read), daemon=True).start()
+        cases = read()
+        found, coded, _ = run.sort(cases)
+        threading.Thread(target=judge, args=(number, cases, found, coded), daemon=True).start()
         running += 1
     for _ in range(running):
         emit_one()
