@@ -24,7 +24,7 @@ LIMIT_S = 60
 MAX_WALL_S = 20
 MAX_RSS_MB = 400
 DATA_CAP = 16 << 20
-"""The read cap on a case's named files (`sources._case_files.MAX_DATA_BYTES`)."""
+"""The read cap on a case's named files (`evalyaml._case_files.MAX_DATA_BYTES`)."""
 
 EVAL = """\
 judges:

@@ -36,9 +36,8 @@ T = TypeVar("T")
 
 MAX_RESULT_BYTES = 64 << 20
 """The most a worker may send back."""
-
-
 _HEADER = struct.Struct("!Q")
+"""A payload's length, before it."""
 
 
 class WorkerFailed(Exception):
