@@ -3,8 +3,10 @@
 Each hostile shape grows 10 KB → 100 KB → 1 MB and is read three ways: as a response
 (`math_reward` against the reference "4"), as a reference (`math_reward` of a boxed "4"
 against it) and by `final_answer` alone. A megabyte must be read within 3 s, on the main
-thread and on a worker thread, and the 1 MB time must stay within 12 times the 100 KB time
-(plus a small constant): linear code takes about 10 times as long, quadratic code about 100.
+thread and on a worker thread, and the 1 MB time must stay within 20 times the 100 KB time
+(plus a small constant): linear code takes about 10 times as long (a million-step Python loop
+measured 10.7 times alone, and 15 once in a busy CI run, from caches and neighbours), quadratic
+code about 100.
 Each size is timed twice and the faster run kept, so one pause of the host does not fail a
 case; every text read ends in a different number of spaces, so no cache (`math_reward`
 keeps the references it has read) answers for it.
@@ -24,7 +26,7 @@ from rewardkit.functions.builtin.math._final import final_answer
 
 SIZES = (10_000, 100_000, 1_000_000)
 LIMIT_S = 3.0
-GROWTH = 12
+GROWTH = 20
 SLACK_S = 0.25
 
 
