@@ -1,7 +1,12 @@
-"""Cold start: `rewardkit` on a tests dir with 10 programmatic criteria, ours vs RewardKit 0.2.3.
+"""Cold start: `rewardkit` on a tests dir with 10 programmatic criteria, ours vs RewardKit 0.2.3;
+and `rewardkit eval` of a one-case eval.yaml suite with one `check:` judge.
 
-Both commands run alternately in the same session (so machine noise hits both alike); the
-script reports medians and the ratio, and checks that `import rewardkit` loads no LiteLLM.
+The commands of each table run alternately in the same session (so machine noise hits them
+alike); the script reports medians and ratios, and checks that `import rewardkit` loads no
+LiteLLM. The eval table times, beside the run, our Harbor front door on a one-criterion tests
+dir and the floor: a bare interpreter importing the outside modules the eval run needs
+(PyYAML, argparse, json, pathlib, dataclasses, tempfile, pickle, threading, queue), which no
+code of ours can go below on the same host.
 
     python benchmarks/cold_start.py [--runs 7] [--harbor /tmp/harborvenv/bin/rewardkit]
 
@@ -19,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 CHECKS = """\
@@ -46,6 +52,29 @@ def make_task(root: Path) -> tuple[Path, Path]:
     (ws / "result.json").write_text('{"status": "ok", "data": {"items": [1, 2]}}')
     (ws / "table.csv").write_text("name,age\nalice,30\nbob,25\n")
     return tests, ws
+
+
+EVAL_YAML = """\
+name: one
+judges:
+  - name: said_hi
+    check: return 'hi' in outputs['stdout']
+"""
+FLOOR = "import yaml, argparse, json, pathlib, dataclasses, tempfile, pickle, threading, queue"
+
+
+def make_eval(root: Path) -> tuple[Path, Path, Path]:
+    """A one-case eval.yaml suite, and a one-criterion tests dir with its workspace."""
+    (root / "cases" / "c1").mkdir(parents=True)
+    (root / "cases" / "c1" / "stdout.log").write_text("hi there")
+    (root / "eval.yaml").write_text(EVAL_YAML)
+    (root / "tests").mkdir()
+    (root / "tests" / "check.py").write_text(
+        'import rewardkit as rk\n\nrk.file_exists("out.txt")\n'
+    )
+    (root / "ws").mkdir()
+    (root / "ws" / "out.txt").write_text("hi")
+    return root / "eval.yaml", root / "tests", root / "ws"
 
 
 def time_once(cmd: list[str], env: dict[str, str]) -> float:
@@ -113,6 +142,47 @@ def main() -> None:
         done = subprocess.run([python, "-c", probe], capture_output=True, text=True, env=env)
         litellm, modules = done.stdout.split()
         print(f"`import rewardkit` with {name}: litellm loaded={litellm}, {modules} modules")
+
+    eval_start(ours_bin, args.runs, args.before)
+
+
+def eval_start(ours_bin: Path, runs: int, before: str | None) -> None:
+    """The eval table: a one-case suite beside the Harbor front door and the import floor."""
+    with tempfile.TemporaryDirectory() as tmp:
+        eval_yaml, tests, ws = make_eval(Path(tmp))
+        suite = [str(eval_yaml), "--cases", str(eval_yaml.parent / "cases"), "--out"]
+        env = dict(os.environ)
+        commands: dict[str, tuple[Callable[[str], list[str]], dict[str, str]]] = {
+            "eval, one case (ours)": (lambda out: [str(ours_bin), "eval", *suite, out], env),
+            "tests dir, one criterion (ours)": (
+                lambda out: [str(ours_bin), str(tests), "--workspace", str(ws), "--output", out],
+                env,
+            ),
+            "floor (imports only)": (lambda out: [sys.executable, "-c", FLOOR], env),
+        }
+        if before:
+            commands["eval, one case (before)"] = (
+                lambda out: [sys.executable, "-m", "rewardkit", "eval", *suite, out],
+                {**env, "PYTHONPATH": before},
+            )
+        times: dict[str, list[float]] = {name: [] for name in commands}
+        for i in range(-1, runs):  # -1: the warm-up, not counted
+            for n, (name, (argv, cmd_env)) in enumerate(commands.items()):
+                elapsed = time_once(argv(f"{tmp}/out/{i}/{n}/reward.json"), cmd_env)
+                if i >= 0:
+                    times[name].append(elapsed)
+
+    print(f"\none-case eval suite, one check judge, {runs} runs each (alternating), seconds")
+    print("| command | median | min | max |")
+    print("|---|---|---|---|")
+    medians = {name: statistics.median(values) for name, values in times.items()}
+    for name, values in times.items():
+        print(f"| {name} | {medians[name]:.3f} | {min(values):.3f} | {max(values):.3f} |")
+    ours, floor = medians["eval, one case (ours)"], medians["floor (imports only)"]
+    print(
+        f"\neval / tests dir: {ours / medians['tests dir, one criterion (ours)']:.2f}x;"
+        f" eval - floor: {1000 * (ours - floor):.0f} ms"
+    )
 
 
 if __name__ == "__main__":

@@ -82,14 +82,20 @@ def confine(workspace: Path, path: str | PurePath, *, author: bool = True) -> Pa
     Raises:
         OutsideWorkspace: the path leaves the workspace (or is an agent's absolute path).
     """
+    return _confined(workspace, path, author)[1]
+
+
+def _confined(workspace: Path, path: str | PurePath, author: bool) -> tuple[Path | None, Path]:
+    """`confine`, with the resolved workspace the target lies in (None: an author's path
+    outside it)."""
     given = PurePath(path)
     if given.is_absolute():
         flat = PurePath(os.path.normpath(given))
         for root in (Path(workspace).absolute(), Path(workspace).resolve()):
-            if flat == root or root in flat.parents:
-                return confine(workspace, flat.relative_to(root), author=False)
+            if _within(root, flat):
+                return _confined(workspace, flat.relative_to(root), False)
         if author:
-            return Path(flat)
+            return None, Path(flat)
         raise OutsideWorkspace(f"{str(path)!r} is outside the workspace")
     root = Path(workspace).resolve()
     try:
@@ -98,11 +104,13 @@ def confine(workspace: Path, path: str | PurePath, *, author: bool = True) -> Pa
         raise OutsideWorkspace(f"{str(path)!r} cannot be resolved ({exc})") from None
     if not _within(root, target):
         raise OutsideWorkspace(f"{str(path)!r} resolves outside the workspace")
-    return target
+    return root, target
 
 
-def _within(root: Path, target: Path) -> bool:
-    return target == root or root in target.parents
+def _within(root: PurePath, target: PurePath) -> bool:
+    """`target` is `root` or below it (both absolute and normalised)."""
+    inside, top = str(target), str(root)
+    return inside == top or inside.startswith(top if top.endswith("/") else top + "/")
 
 
 @contextmanager
@@ -118,12 +126,12 @@ def open_file(
         OSError: it cannot be opened.
         CapExceeded: the file is larger than `cap` bytes.
     """
-    target = confine(workspace, path, author=author)
+    root, target = _confined(workspace, path, author)
     fd = os.open(target, _OPEN_FLAGS)
     try:
         info = os.fstat(fd)
-        if not _is_author_outside(workspace, target):
-            _verify_opened(fd, Path(workspace).resolve(), target, info)
+        if root is not None:
+            _verify_opened(fd, root, target, info)
         if not stat.S_ISREG(info.st_mode):  # a FIFO or a device could hang or never end
             raise NotRegularFile(errno.EINVAL, "not a regular file", str(path))
         if info.st_size > cap:
@@ -137,10 +145,6 @@ def open_file(
         raise
     with handle:
         yield handle
-
-
-def _is_author_outside(workspace: Path, target: Path) -> bool:
-    return not _within(Path(workspace).resolve(), target)
 
 
 def _verify_opened(fd: int, root: Path, target: Path, info: os.stat_result) -> None:

@@ -8,6 +8,7 @@ file and the cap; an output file over `MAX_FILE_BYTES` is only a stub that says 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -51,6 +52,10 @@ _TOTAL_NOTE = f"the case's output files reached the {MAX_TOTAL_BYTES >> 20} MiB 
 
 def named(directory: Path, name: str, cap: int = MAX_DATA_BYTES) -> bytes | None:
     """The bytes of a file the record names (None when absent), capped and confined."""
+    try:  # most named files are absent: say so before the confined open resolves each path
+        os.lstat(directory / name)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
     try:
         return read_bytes(directory, name, author=False, cap=cap)
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):

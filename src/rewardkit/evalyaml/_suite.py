@@ -175,9 +175,10 @@ def _read_yaml(path: Path) -> tuple[dict[str, Any], dict[int, int]]:
     import yaml
 
     text = path.read_text(encoding="utf-8")
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)  # one pass, in C if it can
     try:
-        data = yaml.safe_load(text)
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        root = loader.get_single_node()
+        data = loader.construct_document(root) if root is not None else None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else None
@@ -185,6 +186,8 @@ def _read_yaml(path: Path) -> tuple[dict[str, Any], dict[int, int]]:
         raise ConfigError(
             f"invalid YAML: {problem}. Fix the syntax.", path=path, key=where
         ) from None
+    finally:
+        loader.dispose()
     if data is None:
         return {}, {}
     if not isinstance(data, dict):
