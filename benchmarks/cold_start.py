@@ -100,13 +100,14 @@ def main() -> None:
     args = parser.parse_args()
 
     ours_bin = Path(sys.executable).parent / "rewardkit"
-    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}  # spare Harbor a network retry
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}  # as installed
+    env["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"  # spare Harbor a network retry
     with tempfile.TemporaryDirectory() as tmp:
         tests, ws = make_task(Path(tmp))
         commands = {"rewardkit (ours)": ([str(ours_bin)], env)}
         if args.before:
             before_env = {**env, "PYTHONPATH": args.before}
-            commands["rewardkit (before)"] = ([sys.executable, "-m", "rewardkit"], before_env)
+            commands["rewardkit (before)"] = ([str(ours_bin)], before_env)
         if Path(args.harbor).exists():
             commands["RewardKit 0.2.3"] = ([args.harbor], env)
         else:
@@ -143,15 +144,14 @@ def main() -> None:
         litellm, modules = done.stdout.split()
         print(f"`import rewardkit` with {name}: litellm loaded={litellm}, {modules} modules")
 
-    eval_start(ours_bin, args.runs, args.before)
+    eval_start(ours_bin, args.runs, args.before, env)
 
 
-def eval_start(ours_bin: Path, runs: int, before: str | None) -> None:
+def eval_start(ours_bin: Path, runs: int, before: str | None, env: dict[str, str]) -> None:
     """The eval table: a one-case suite beside the Harbor front door and the import floor."""
     with tempfile.TemporaryDirectory() as tmp:
         eval_yaml, tests, ws = make_eval(Path(tmp))
         suite = [str(eval_yaml), "--cases", str(eval_yaml.parent / "cases"), "--out"]
-        env = dict(os.environ)
         commands: dict[str, tuple[Callable[[str], list[str]], dict[str, str]]] = {
             "eval, one case (ours)": (lambda out: [str(ours_bin), "eval", *suite, out], env),
             "tests dir, one criterion (ours)": (
@@ -162,7 +162,7 @@ def eval_start(ours_bin: Path, runs: int, before: str | None) -> None:
         }
         if before:
             commands["eval, one case (before)"] = (
-                lambda out: [sys.executable, "-m", "rewardkit", "eval", *suite, out],
+                lambda out: [str(ours_bin), "eval", *suite, out],
                 {**env, "PYTHONPATH": before},
             )
         times: dict[str, list[float]] = {name: [] for name in commands}

@@ -93,6 +93,16 @@ def test_an_authors_path_inside_the_workspace_still_cannot_leave_by_symlink(ws: 
         confine(ws, f"{ws}/link/secret.txt", author=True)
 
 
+@pytest.mark.parametrize("how", ["link", "{root}/ws2/secret.txt", "../ws2/secret.txt"])
+def test_a_sibling_whose_name_extends_the_workspaces_is_outside(ws: Path, how: str) -> None:
+    """`ws2` starts with the characters of `ws`: containment compares whole path components."""
+    (ws.parent / "ws2").mkdir()
+    (ws.parent / "ws2" / "secret.txt").write_text("SECRET")
+    (ws / "link").symlink_to(ws.parent / "ws2" / "secret.txt")
+    with pytest.raises(OutsideWorkspace):
+        read_text(ws, how.format(root=ws.parent), author=False)
+
+
 def test_fifo_is_refused_without_blocking(ws: Path) -> None:
     os.mkfifo(ws / "pipe")
     start = time.monotonic()
