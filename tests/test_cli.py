@@ -328,6 +328,7 @@ def test_an_eval_without_model_judges_imports_no_model_client(tmp_path: Path) ->
     )
     unused = (  # no model judge: no client, no transport, not even the run's ledger or a loop
         "rewardkit.models", "rewardkit.evalyaml._pairwise", "rewardkit.evalyaml._llm_judge",
+        "rewardkit.evalyaml._agent_judge", "rewardkit.evalyaml._template", "rewardkit.judges",
         "rewardkit.criteria", "rewardkit.report._diagnose", "rewardkit.report._report", "httpx",
         "litellm", "jinja2", "asyncio",
     )  # fmt: skip
