@@ -12,7 +12,8 @@ import pytest
 import yaml
 
 from rewardkit.core._errors import CapExceeded, ConfigError
-from rewardkit.evalyaml._case_files import MAX_FILE_BYTES
+from rewardkit.core._untrusted import OutsideWorkspace
+from rewardkit.evalyaml._case_files import MAX_FILE_BYTES, named
 from rewardkit.evalyaml._cases import case_record
 from rewardkit.evalyaml._score import score_cases
 from rewardkit.evalyaml._suite import load_suite
@@ -370,3 +371,19 @@ def test_check_prints_the_plan(tmp_path: Path) -> None:
     done = cli("check", tmp_path)
     assert done.returncode == 2
     assert "unknown key 'weight'" in done.stderr
+
+
+def test_a_named_file_is_absent_or_read_confined(tmp_path: Path) -> None:
+    """An absent file is None at once; a name spelled out of the case directory still says
+    so, absent or not, and a link out of it is never read."""
+    case = tmp_path / "case"
+    case.mkdir()
+    (tmp_path / "secret.txt").write_text("SECRET")
+    (case / "link.log").symlink_to(tmp_path / "secret.txt")
+    (case / "stdout.log").write_text("hi")
+    assert named(case, "input.yaml") is None
+    assert named(case, "logs/stdout.log") is None
+    assert named(case, "stdout.log") == b"hi"
+    for name in ("../nowhere.log", "../secret.txt", "link.log", str(tmp_path / "secret.txt")):
+        with pytest.raises(OutsideWorkspace, match="leads outside"):
+            named(case, name)
