@@ -375,15 +375,22 @@ def test_check_prints_the_plan(tmp_path: Path) -> None:
 
 def test_a_named_file_is_absent_or_read_confined(tmp_path: Path) -> None:
     """An absent file is None at once; a name spelled out of the case directory still says
-    so, absent or not, and a link out of it is never read."""
+    so, absent or not, and a link out of it (to a file or through a directory) is never read."""
     case = tmp_path / "case"
     case.mkdir()
     (tmp_path / "secret.txt").write_text("SECRET")
     (case / "link.log").symlink_to(tmp_path / "secret.txt")
+    (case / "sub").symlink_to(tmp_path)
     (case / "stdout.log").write_text("hi")
     assert named(case, "input.yaml") is None
     assert named(case, "logs/stdout.log") is None
     assert named(case, "stdout.log") == b"hi"
-    for name in ("../nowhere.log", "../secret.txt", "link.log", str(tmp_path / "secret.txt")):
+    for name in (
+        "../nowhere.log",
+        "../secret.txt",
+        "link.log",
+        "sub/secret.txt",
+        f"{tmp_path}/secret.txt",
+    ):
         with pytest.raises(OutsideWorkspace, match="leads outside"):
             named(case, name)
