@@ -15,12 +15,18 @@ import rewardkit as rk
 from rewardkit.server import create_app
 
 CLIENTS, REQUESTS = 32, 8
+AUTH = {"Authorization": "Bearer t0k"}
 
 
 @pytest.fixture(scope="module")
 def base_url() -> Iterator[str]:
     app = create_app(rk.load([busy], max_concurrent=4), token="t0k")
     with serving(app) as url:
+        # The first request forks the scoring processes. `rewardkit serve` forks them from a
+        # process of its own; here the clients' threads share it, and a fork among 32 threads
+        # busy in httpx can hand the child a lock one of them held: fork before they exist.
+        warm = httpx.post(f"{url}/score", json=_sample(0, 0), headers=AUTH, timeout=30)
+        assert warm.status_code == 200, warm.text
         yield url
 
 
@@ -37,8 +43,7 @@ def _expected(sample: dict[str, Any]) -> float:
 def _one_client(base_url: str, client_id: int) -> int:
     """Send REQUESTS single and batch requests; check every answer; return answers checked."""
     checked = 0
-    headers = {"Authorization": "Bearer t0k"}
-    with httpx.Client(base_url=base_url, headers=headers, timeout=30) as client:
+    with httpx.Client(base_url=base_url, headers=AUTH, timeout=30) as client:
         for n in range(REQUESTS):
             sample = _sample(client_id, n)
             if n % 2:
@@ -71,7 +76,7 @@ def test_limits_and_auth_over_the_wire(base_url: str) -> None:
         assert client.get("/healthz").json() == {"status": "ok"}
         assert client.post("/score", json={"completion": "x"}).status_code == 401
         big = {"completion": "x" * (11 * 1024 * 1024)}
-        response = client.post("/score", json=big, headers={"Authorization": "Bearer t0k"})
+        response = client.post("/score", json=big, headers=AUTH)
         assert response.status_code == 413
         assert "exceeds the limit" in response.json()["detail"]
         assert response.headers["connection"] == "close"
