@@ -7,6 +7,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -394,3 +395,29 @@ def test_a_named_file_is_absent_or_read_confined(tmp_path: Path) -> None:
     ):
         with pytest.raises(OutsideWorkspace, match="leads outside"):
             named(case, name)
+
+
+def test_a_named_file_swapped_for_a_link_after_the_absence_check_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The agent races the shortcut: `stdout.log` is a file when looked at, then a link out."""
+    import os
+
+    from rewardkit.evalyaml import _case_files
+
+    case = tmp_path / "case"
+    case.mkdir()
+    (tmp_path / "secret.txt").write_text("SECRET")
+    (case / "stdout.log").write_text("hi")
+    real_lstat = os.lstat
+
+    def racing_lstat(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        found = real_lstat(path, *args, **kwargs)
+        if Path(path) == case / "stdout.log" and not Path(path).is_symlink():
+            Path(path).unlink()
+            Path(path).symlink_to(tmp_path / "secret.txt")
+        return found
+
+    monkeypatch.setattr(_case_files.os, "lstat", racing_lstat)
+    with pytest.raises(OutsideWorkspace):
+        named(case, "stdout.log")

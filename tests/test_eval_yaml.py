@@ -163,3 +163,40 @@ def test_numeric_llm_judge_without_range_warns(tmp_path: Path) -> None:
     path = write(tmp_path, "judges:\n  - {name: q, prompt: 'Rate it', feedback_type: int}\n")
     with pytest.warns(UserWarning, match="numeric llm judge without a score_range"):
         load_suite(path)
+
+
+@pytest.mark.parametrize("libyaml", [True, False])
+def test_a_deeply_nested_file_is_a_config_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, libyaml: bool
+) -> None:
+    """20,000 nested lists: one line naming the file, never a RecursionError traceback."""
+    import yaml
+
+    if not libyaml:  # PyYAML without libyaml parses in Python, recursively
+        monkeypatch.delattr(yaml, "CSafeLoader", raising=False)
+    path = write(tmp_path, "judges: " + "[" * 20_000 + "]" * 20_000 + "\n")
+    message = error_of(path)
+    assert "invalid YAML" in message  # error_of checks the file is named
+
+
+def test_the_same_data_and_lines_with_either_parser(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import yaml
+
+    path = write(
+        tmp_path,
+        "judges:\n  - name: a\n    check: return 1\n\n  - name: b\n    check: |\n      return 2\n",
+    )
+    fast = load_suite(path)
+    monkeypatch.delattr(yaml, "CSafeLoader")
+    slow = load_suite(path)
+    places = [(j.name, j.where) for j in fast.judges]
+    assert (
+        places
+        == [(j.name, j.where) for j in slow.judges]
+        == [
+            ("a", "eval.yaml:2"),
+            ("b", "eval.yaml:5"),
+        ]
+    )

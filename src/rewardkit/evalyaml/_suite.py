@@ -186,6 +186,8 @@ def _read_yaml(path: Path) -> tuple[dict[str, Any], dict[int, int]]:
         raise ConfigError(
             f"invalid YAML: {problem}. Fix the syntax.", path=path, key=where
         ) from None
+    except RecursionError:  # the pure-Python parser; libyaml stops at 1,000 levels itself
+        raise ConfigError("invalid YAML: nested too deeply", path=path) from None
     finally:
         loader.dispose()
     if data is None:
