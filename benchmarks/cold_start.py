@@ -9,6 +9,7 @@ dir and the floor: a bare interpreter importing the outside modules the eval run
 code of ours can go below on the same host.
 
     python benchmarks/cold_start.py [--runs 7] [--harbor /tmp/harborvenv/bin/rewardkit]
+        [--before OTHER_CHECKOUT/src]
 
 Harbor's RewardKit needs Python >= 3.12:
     PYENV_VERSION=3.12.1 python3.12 -m venv /tmp/harborvenv
@@ -112,25 +113,12 @@ def main() -> None:
             commands["RewardKit 0.2.3"] = ([args.harbor], env)
         else:
             print(f"(Harbor RewardKit not found at {args.harbor}; measuring ours only)")
-        times: dict[str, list[float]] = {name: [] for name in commands}
-        for cmd, cmd_env in commands.values():  # one warm-up each: page cache, .pyc files
-            time_once(
-                [*cmd, str(tests), "--workspace", str(ws), "--output", f"{tmp}/w/r.json"], cmd_env
-            )
-        for i in range(args.runs):
-            for name, (cmd, cmd_env) in commands.items():
-                out = f"{tmp}/{i}/{name.replace(' ', '_')}/reward.json"
-                times[name].append(
-                    time_once([*cmd, str(tests), "--workspace", str(ws), "--output", out], cmd_env)
-                )
+        task = [str(tests), "--workspace", str(ws), "--output"]
+        runs = {name: (_argv(cmd, task), cmd_env) for name, (cmd, cmd_env) in commands.items()}
+        times = alternate(runs, args.runs, Path(tmp))
 
-    print(f"cold start, 10 programmatic criteria, {args.runs} runs each (alternating), seconds")
-    print("| command | median | min | max |")
-    print("|---|---|---|---|")
-    medians = {}
-    for name, values in times.items():
-        medians[name] = statistics.median(values)
-        print(f"| {name} | {medians[name]:.3f} | {min(values):.3f} | {max(values):.3f} |")
+    title = f"cold start, 10 programmatic criteria, {args.runs} runs each (alternating), seconds"
+    medians = table(title, times)
     if "RewardKit 0.2.3" in medians:
         ratio = medians["RewardKit 0.2.3"] / medians["rewardkit (ours)"]
         print(f"\nratio (RewardKit 0.2.3 / ours): {ratio:.1f}x")
@@ -149,40 +137,63 @@ def main() -> None:
 
 def eval_start(ours_bin: Path, runs: int, before: str | None, env: dict[str, str]) -> None:
     """The eval table: a one-case suite beside the Harbor front door and the import floor."""
+    ours = [str(ours_bin)]
     with tempfile.TemporaryDirectory() as tmp:
         eval_yaml, tests, ws = make_eval(Path(tmp))
-        suite = [str(eval_yaml), "--cases", str(eval_yaml.parent / "cases"), "--out"]
-        commands: dict[str, tuple[Callable[[str], list[str]], dict[str, str]]] = {
-            "eval, one case (ours)": (lambda out: [str(ours_bin), "eval", *suite, out], env),
+        suite = ["eval", str(eval_yaml), "--cases", str(eval_yaml.parent / "cases"), "--out"]
+        commands: dict[str, Run] = {
+            "eval, one case (ours)": (_argv(ours, suite), env),
             "tests dir, one criterion (ours)": (
-                lambda out: [str(ours_bin), str(tests), "--workspace", str(ws), "--output", out],
+                _argv(ours, [str(tests), "--workspace", str(ws), "--output"]),
                 env,
             ),
             "floor (imports only)": (lambda out: [sys.executable, "-c", FLOOR], env),
         }
         if before:
             commands["eval, one case (before)"] = (
-                lambda out: [str(ours_bin), "eval", *suite, out],
+                _argv(ours, suite),
                 {**env, "PYTHONPATH": before},
             )
-        times: dict[str, list[float]] = {name: [] for name in commands}
-        for i in range(-1, runs):  # -1: the warm-up, not counted
-            for n, (name, (argv, cmd_env)) in enumerate(commands.items()):
-                elapsed = time_once(argv(f"{tmp}/out/{i}/{n}/reward.json"), cmd_env)
-                if i >= 0:
-                    times[name].append(elapsed)
+        times = alternate(commands, runs, Path(tmp))
 
-    print(f"\none-case eval suite, one check judge, {runs} runs each (alternating), seconds")
+    title = f"one-case eval suite, one check judge, {runs} runs each (alternating), seconds"
+    medians = table("\n" + title, times)
+    ours_s, floor = medians["eval, one case (ours)"], medians["floor (imports only)"]
+    print(
+        f"\neval / tests dir: {ours_s / medians['tests dir, one criterion (ours)']:.2f}x;"
+        f" eval - floor: {1000 * (ours_s - floor):.0f} ms"
+    )
+
+
+Run = tuple[Callable[[str], list[str]], dict[str, str]]
+"""A command (given the output path it writes) and its environment."""
+
+
+def _argv(cmd: list[str], args: list[str]) -> Callable[[str], list[str]]:
+    return lambda out: [*cmd, *args, out]
+
+
+def alternate(commands: dict[str, Run], runs: int, tmp: Path) -> dict[str, list[float]]:
+    """Seconds of each command's runs, alternating, after one warm-up each (page cache,
+    .pyc files) that is not counted."""
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    for i in range(-1, runs):
+        for n, (name, (argv, env)) in enumerate(commands.items()):
+            elapsed = time_once(argv(f"{tmp}/out/{i}/{n}/reward.json"), env)
+            if i >= 0:
+                times[name].append(elapsed)
+    return times
+
+
+def table(title: str, times: dict[str, list[float]]) -> dict[str, float]:
+    """Print each command's median, min and max; return the medians."""
+    print(title)
     print("| command | median | min | max |")
     print("|---|---|---|---|")
     medians = {name: statistics.median(values) for name, values in times.items()}
     for name, values in times.items():
         print(f"| {name} | {medians[name]:.3f} | {min(values):.3f} | {max(values):.3f} |")
-    ours, floor = medians["eval, one case (ours)"], medians["floor (imports only)"]
-    print(
-        f"\neval / tests dir: {ours / medians['tests dir, one criterion (ours)']:.2f}x;"
-        f" eval - floor: {1000 * (ours - floor):.0f} ms"
-    )
+    return medians
 
 
 if __name__ == "__main__":
